@@ -1,0 +1,31 @@
+import type { ChatRequest, ChatResult, StreamEvent } from "../core/index.ts";
+
+/** The wire protocols the gateway speaks to providers. */
+export type Protocol = "openai-chat" | "anthropic";
+
+export interface AdapterOptions {
+  /** The provider's name (its key in `providers`); stamped on errors and on opaque provider data. */
+  id: string;
+  baseURL?: string;
+  apiKey?: string;
+  /** Extra headers sent with every request. */
+  headers?: Record<string, string>;
+  /** Per-request timeout of the HTTP call, in ms. */
+  timeoutMs?: number;
+  /** Sent when a request has no maxTokens and the protocol requires one (Anthropic). */
+  defaultMaxTokens?: number;
+  /** Custom fetch (tests, proxies). */
+  fetch?: typeof fetch;
+}
+
+/**
+ * One model provider reached over one wire protocol. Stateless: every call gets the whole
+ * conversation. Errors are thrown as GatewayError (never raw SDK errors).
+ */
+export interface ModelAdapter {
+  readonly id: string;
+  readonly protocol: Protocol;
+  complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatResult>;
+  /** Yields events ending with `done`; throws GatewayError on failure. */
+  stream(request: ChatRequest, signal?: AbortSignal): AsyncIterable<StreamEvent>;
+}

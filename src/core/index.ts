@@ -1,0 +1,6 @@
+export type * from "./content.ts";
+export type * from "./request.ts";
+export type { Usage, StopReason, ChatResult, StreamEvent } from "./result.ts";
+export { emptyUsage, addUsage } from "./result.ts";
+export { GatewayError, isGatewayError, toGatewayError, parseRetryAfter } from "./errors.ts";
+export type { ErrorType, GatewayErrorOptions, OpenAIErrorBody } from "./errors.ts";

@@ -1,0 +1,58 @@
+import type { AssistantMessage, ReasoningBlock, ToolCallBlock } from "./content.ts";
+import type { GatewayError } from "./errors.ts";
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  reasoningTokens?: number;
+}
+
+export type StopReason = "stop" | "tool_calls" | "length" | "content_filter" | "error";
+
+export interface ChatResult {
+  /** The provider's response id. */
+  id: string;
+  /** The model that answered, as the provider reports it. */
+  model: string;
+  message: AssistantMessage;
+  stopReason: StopReason;
+  usage: Usage;
+}
+
+/**
+ * Events of one streamed model call. Adapters emit them in order, ending with `done`
+ * (which carries the fully assembled result); a failure is thrown as a GatewayError by the
+ * adapter, and appears as an `error` event where a consumer folds failures into the stream.
+ */
+export type StreamEvent =
+  | { type: "start"; id: string; model: string }
+  | { type: "text_start" }
+  | { type: "text_delta"; delta: string }
+  | { type: "text_end"; text: string }
+  | { type: "reasoning_start" }
+  | { type: "reasoning_delta"; delta: string }
+  | { type: "reasoning_end"; block: ReasoningBlock }
+  | { type: "tool_call_start"; index: number; id: string; name: string }
+  | { type: "tool_call_delta"; index: number; id: string; delta: string }
+  | { type: "tool_call_end"; index: number; call: ToolCallBlock }
+  | { type: "usage"; usage: Usage }
+  | { type: "done"; result: ChatResult }
+  | { type: "error"; error: GatewayError };
+
+export function emptyUsage(): Usage {
+  return { inputTokens: 0, outputTokens: 0 };
+}
+
+/** Sums usage across turns; optional counters stay absent unless some turn reported them. */
+export function addUsage(a: Usage, b: Usage): Usage {
+  const sum: Usage = {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+  };
+  for (const key of ["cacheReadTokens", "cacheWriteTokens", "reasoningTokens"] as const) {
+    if (a[key] !== undefined || b[key] !== undefined) sum[key] = (a[key] ?? 0) + (b[key] ?? 0);
+  }
+  return sum;
+}

@@ -1,0 +1,12 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Tests start real MCP servers and HTTP servers; two cores, so keep parallelism modest.
+    pool: "forks",
+    maxWorkers: 2,
+  },
+});
