@@ -1,0 +1,141 @@
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { parseTree, printParseErrorCode, type Node, type ParseError } from "jsonc-parser";
+import { describeIssues, type FieldProblem } from "../zod-issues.ts";
+import { interpolateEnv, type MissingVariable } from "./interpolate.ts";
+import { configSchema, knownKeysAt, type RawConfig, type RawServerConfig } from "./schema.ts";
+import { DEFAULTS, type GatewayConfig, type ServerConfig } from "./types.ts";
+
+/** A config that cannot be used; every problem names the JSON path of the bad field. */
+export class ConfigError extends Error {
+  readonly problems: FieldProblem[];
+  constructor(source: string, problems: FieldProblem[]) {
+    super(`invalid config ${source}:\n${problems.map((p) => `  - ${p.path || "(root)"}: ${p.message}`).join("\n")}`);
+    this.name = "ConfigError";
+    this.problems = problems;
+  }
+}
+
+/** `--config`, else MCP_GATEWAY_CONFIG, else ./mcp.config.json. */
+export function resolveConfigPath(flag: string | undefined, env: Record<string, string | undefined>): string {
+  return resolve(flag ?? env.MCP_GATEWAY_CONFIG ?? "mcp.config.json");
+}
+
+export async function loadConfigFile(path: string, env: Record<string, string | undefined> = process.env): Promise<GatewayConfig> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw new ConfigError(path, [{ path: "", message: `cannot read the file (${(error as Error).message})` }]);
+  }
+  return { ...parseConfigText(text, env, path), path };
+}
+
+/** Parses JSON (comments and trailing commas allowed, as in the docs' examples). */
+export function parseConfigText(text: string, env: Record<string, string | undefined>, source = "(inline)"): GatewayConfig {
+  const errors: ParseError[] = [];
+  const tree = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
+  if (errors.length > 0) {
+    const first = errors[0]!;
+    const line = text.slice(0, first.offset).split("\n").length;
+    throw new ConfigError(source, [{ path: "", message: `not valid JSON: ${printParseErrorCode(first.error)} at line ${line}` }]);
+  }
+  return resolveConfig(tree ? nodeValue(tree) : undefined, env, source);
+}
+
+/** The JSON value of a parse tree; objects via fromEntries so "__proto__" stays a plain key. */
+function nodeValue(node: Node): unknown {
+  switch (node.type) {
+    case "object":
+      return Object.fromEntries(
+        (node.children ?? []).map((property) => [property.children![0]!.value as string, nodeValue(property.children![1]!)]),
+      );
+    case "array":
+      return (node.children ?? []).map(nodeValue);
+    default:
+      return node.value;
+  }
+}
+
+export function resolveConfig(json: unknown, env: Record<string, string | undefined>, source = "(inline)"): GatewayConfig {
+  const missing: MissingVariable[] = [];
+  const parsed = configSchema.safeParse(interpolateEnv(json, env, missing));
+  if (!parsed.success) throw new ConfigError(source, describeIssues(parsed.error.issues, knownKeysAt));
+  return normalize(parsed.data, missing, source);
+}
+
+function normalize(raw: RawConfig, missing: MissingVariable[], source: string): GatewayConfig {
+  const servers = Object.entries(raw.mcpServers).map(([name, server]) => toServerConfig(name, server));
+  const problems = crossReferenceProblems(raw);
+  if (problems.length > 0) throw new ConfigError(source, problems);
+  const providers = Object.fromEntries(
+    Object.entries(raw.providers).map(([name, provider]) => [
+      name,
+      {
+        ...provider,
+        name,
+        missingVariables: missing.filter((m) => m.path.startsWith(`providers.${name}.`)).map((m) => m.variable),
+      },
+    ]),
+  );
+  const g = raw.gateway;
+  return {
+    servers,
+    providers,
+    models: raw.models,
+    gateway: {
+      host: g.host ?? DEFAULTS.host,
+      port: g.port ?? DEFAULTS.port,
+      apiKeys: (g.apiKeys ?? []).filter((key) => key !== ""),
+      maxIterations: g.maxIterations ?? DEFAULTS.maxIterations,
+      toolTimeoutMs: g.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs,
+      chatTool: g.chatTool ?? true,
+      sampling: g.sampling,
+    },
+    missingVariables: missing,
+  };
+}
+
+function toServerConfig(name: string, server: RawServerConfig): ServerConfig {
+  const common = {
+    name,
+    disabled: server.disabled ?? false,
+    timeoutMs: server.timeoutMs ?? DEFAULTS.toolTimeoutMs,
+    prefix: server.prefix ?? `${name}__`,
+    tools: { allow: server.tools?.allow, deny: server.tools?.deny },
+  };
+  if (server.command !== undefined) {
+    return { ...common, transport: "stdio", command: server.command, args: server.args ?? [], env: server.env ?? {}, cwd: server.cwd };
+  }
+  return {
+    ...common,
+    transport: server.type === "sse" ? "sse" : "http",
+    url: server.url!,
+    headers: server.headers ?? {},
+  };
+}
+
+/** References between sections: aliases name known providers/servers. */
+function crossReferenceProblems(raw: RawConfig): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  const serverNames = Object.keys(raw.mcpServers);
+  const providerNames = Object.keys(raw.providers);
+  const checkModel = (ref: string, path: string, allowAlias = false) => {
+    const slash = ref.indexOf("/");
+    if (slash > 0 && providerNames.includes(ref.slice(0, slash))) return;
+    if (allowAlias && ref in raw.models) return;
+    const expected = `"provider/model" with a configured provider (${providerNames.join(", ") || "none configured"})`;
+    problems.push({ path, message: `expected ${expected}${allowAlias ? " or a model alias" : ""}, got "${ref}"` });
+  };
+  for (const [alias, model] of Object.entries(raw.models)) {
+    checkModel(model.model, `models.${alias}.model`);
+    (model.fallbacks ?? []).forEach((ref, i) => checkModel(ref, `models.${alias}.fallbacks[${i}]`));
+    (model.mcpServers ?? []).forEach((server, i) => {
+      if (!serverNames.includes(server)) {
+        problems.push({ path: `models.${alias}.mcpServers[${i}]`, message: `unknown MCP server "${server}" (known: ${serverNames.join(", ") || "none"})` });
+      }
+    });
+  }
+  if (raw.gateway.sampling) checkModel(raw.gateway.sampling.model, "gateway.sampling.model", true);
+  return problems;
+}

@@ -1,0 +1,104 @@
+/**
+ * The whole mcp.config.json in one zod schema. `mcpServers` is the Claude Desktop / Cursor
+ * format unchanged, plus optional gateway fields. Every object is strict so a typo is an error
+ * (with a "did you mean") instead of a silently ignored setting.
+ */
+import { z } from "zod";
+
+const toolFilter = z.strictObject({
+  allow: z.array(z.string()).optional(),
+  deny: z.array(z.string()).optional(),
+});
+
+const serverFields = {
+  // stdio
+  command: z.string().min(1).optional(),
+  args: z.array(z.string()).optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  cwd: z.string().optional(),
+  // remote
+  type: z.enum(["stdio", "http", "streamable-http", "sse"]).optional(),
+  url: z.url().optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  // gateway options
+  disabled: z.boolean().optional(),
+  timeoutMs: z.number().int().positive().optional(),
+  prefix: z.string().regex(/^([a-zA-Z][a-zA-Z0-9_-]*)?$/, "a prefix starts with a letter and holds letters, digits, _ or -").optional(),
+  tools: toolFilter.optional(),
+};
+
+export const serverSchema = z.strictObject(serverFields).superRefine((server, ctx) => {
+  const remote = server.type === "http" || server.type === "streamable-http" || server.type === "sse";
+  if (remote || (server.url !== undefined && server.command === undefined)) {
+    if (server.url === undefined) ctx.addIssue({ code: "custom", path: ["url"], message: `required: a "${server.type}" server needs a url` });
+    if (server.command !== undefined) ctx.addIssue({ code: "custom", path: ["command"], message: "a remote server (url) cannot also have a command" });
+    return;
+  }
+  if (server.command === undefined) {
+    ctx.addIssue({ code: "custom", path: ["command"], message: 'required: a server needs a "command" (stdio) or a "url" (http/sse)' });
+  }
+  if (server.url !== undefined) ctx.addIssue({ code: "custom", path: ["url"], message: "a stdio server (command) cannot also have a url" });
+});
+
+const quirksOverrides = z.record(z.string(), z.unknown());
+
+export const providerSchema = z.strictObject({
+  type: z.enum(["openai", "anthropic"]),
+  baseURL: z.url().optional(),
+  apiKey: z.string().optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  /** A preset name, or switches that override the preset of the provider's type. */
+  quirks: z.union([z.string(), quirksOverrides]).optional(),
+  timeoutMs: z.number().int().positive().optional(),
+  /** Default max_tokens when a request gives none (Anthropic requires one). */
+  maxTokens: z.number().int().positive().optional(),
+  /** Models to list in /v1/models for this provider. */
+  models: z.array(z.string()).optional(),
+});
+
+export const modelAliasSchema = z.strictObject({
+  model: z.string().min(1),
+  fallbacks: z.array(z.string()).optional(),
+  mcpServers: z.array(z.string()).optional(),
+  system: z.string().optional(),
+  temperature: z.number().optional(),
+  maxTokens: z.number().int().positive().optional(),
+});
+
+export const gatewaySchema = z.strictObject({
+  host: z.string().optional(),
+  port: z.number().int().min(0).max(65535).optional(),
+  apiKeys: z.array(z.string()).optional(),
+  maxIterations: z.number().int().positive().optional(),
+  toolTimeoutMs: z.number().int().positive().optional(),
+  /** The `chat` agent tool on the MCP surface. */
+  chatTool: z.boolean().optional(),
+  sampling: z.strictObject({ model: z.string() }).optional(),
+});
+
+export const configSchema = z.strictObject({
+  $schema: z.string().optional(),
+  mcpServers: z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/, "server names hold letters, digits, _ . or -"), serverSchema).default({}),
+  providers: z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/, "provider names hold letters, digits, _ . or -"), providerSchema).default({}),
+  models: z.record(z.string(), modelAliasSchema).default({}),
+  gateway: gatewaySchema.default({}),
+});
+
+export type RawServerConfig = z.infer<typeof serverSchema>;
+export type ProviderConfig = z.infer<typeof providerSchema>;
+export type ModelAliasConfig = z.infer<typeof modelAliasSchema>;
+export type GatewaySettings = z.infer<typeof gatewaySchema>;
+export type RawConfig = z.infer<typeof configSchema>;
+
+/** Known keys of the object at a config path, for "did you mean" on unknown keys. */
+export function knownKeysAt(path: readonly PropertyKey[]): readonly string[] {
+  const [section, , ...rest] = path;
+  if (path.length === 0) return Object.keys(configSchema.shape);
+  if (section === "gateway" && path.length === 1) return Object.keys(gatewaySchema.shape);
+  if (section === "gateway" && path[1] === "sampling") return ["model"];
+  if (path.length === 2 && section === "mcpServers") return Object.keys(serverFields);
+  if (section === "mcpServers" && rest[0] === "tools") return ["allow", "deny"];
+  if (path.length === 2 && section === "providers") return Object.keys(providerSchema.shape);
+  if (path.length === 2 && section === "models") return Object.keys(modelAliasSchema.shape);
+  return [];
+}

@@ -1,0 +1,69 @@
+import type { GatewaySettings, ModelAliasConfig, ProviderConfig } from "./schema.ts";
+import type { MissingVariable } from "./interpolate.ts";
+
+export interface ToolFilter {
+  allow?: string[] | undefined;
+  deny?: string[] | undefined;
+}
+
+interface ServerCommon {
+  name: string;
+  disabled: boolean;
+  /** Per-call timeout for this server's tools. */
+  timeoutMs: number;
+  /** Namespace of this server's tools: `<name>__` unless configured. */
+  prefix: string;
+  tools: ToolFilter;
+}
+
+export interface StdioServerConfig extends ServerCommon {
+  transport: "stdio";
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string | undefined;
+}
+
+export interface RemoteServerConfig extends ServerCommon {
+  /** `http` is Streamable HTTP (falls back to SSE for older servers); `sse` is the legacy transport. */
+  transport: "http" | "sse";
+  url: string;
+  headers: Record<string, string>;
+}
+
+export type ServerConfig = StdioServerConfig | RemoteServerConfig;
+
+export interface ResolvedProviderConfig extends ProviderConfig {
+  name: string;
+  /** Environment variables the provider's settings referenced but that are unset. */
+  missingVariables: string[];
+}
+
+export interface ResolvedGatewaySettings {
+  host: string;
+  port: number;
+  apiKeys: string[];
+  maxIterations: number;
+  toolTimeoutMs: number;
+  chatTool: boolean;
+  sampling?: { model: string } | undefined;
+}
+
+export interface GatewayConfig {
+  /** Where it was loaded from, if from a file. */
+  path?: string | undefined;
+  servers: ServerConfig[];
+  providers: Record<string, ResolvedProviderConfig>;
+  models: Record<string, ModelAliasConfig>;
+  gateway: ResolvedGatewaySettings;
+  missingVariables: MissingVariable[];
+}
+
+export type { GatewaySettings, ModelAliasConfig, ProviderConfig };
+
+export const DEFAULTS = {
+  host: "127.0.0.1",
+  port: 4000,
+  maxIterations: 10,
+  toolTimeoutMs: 60_000,
+} as const;
