@@ -4,3 +4,4 @@ export type { Usage, StopReason, ChatResult, StreamEvent } from "./result.ts";
 export { emptyUsage, addUsage } from "./result.ts";
 export { GatewayError, isGatewayError, toGatewayError, parseRetryAfter } from "./errors.ts";
 export type { ErrorType, GatewayErrorOptions, OpenAIErrorBody } from "./errors.ts";
+export type { SchemaTarget, ToolProgress, ToolCallContext, ToolSet } from "./tools.ts";

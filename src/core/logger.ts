@@ -1,0 +1,47 @@
+/**
+ * Structured JSON logs (pino) on stderr — stdout belongs to the MCP stdio transport.
+ * Secrets are redacted by path (auth headers) and by value (every configured secret).
+ */
+import { pino, type Logger } from "pino";
+
+export type { Logger };
+
+const redactPaths = [
+  "authorization",
+  "*.authorization",
+  "*.*.authorization",
+  "headers.authorization",
+  'headers["x-api-key"]',
+  '*.headers["x-api-key"]',
+  "apiKey",
+  "*.apiKey",
+];
+
+export interface LoggerOptions {
+  level?: string;
+  /** Secret values (API keys, tokens) that must never appear in a log line. */
+  secrets?: readonly string[];
+  /** Where to write; stderr by default. */
+  destination?: NodeJS.WritableStream;
+}
+
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const secrets = (options.secrets ?? []).filter((s) => s.length >= 4);
+  const scrub = (line: string) => secrets.reduce((out, secret) => out.split(secret).join("[REDACTED]"), line);
+  const destination = options.destination ?? process.stderr;
+  const stream = secrets.length === 0 ? destination : { write: (line: string) => destination.write(scrub(line)) };
+  return pino(
+    {
+      level: options.level ?? process.env.LOG_LEVEL ?? "info",
+      redact: { paths: redactPaths, censor: "[REDACTED]" },
+      base: { service: "mcp-gateway" },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
+    stream,
+  );
+}
+
+/** A logger that drops everything (library use and tests). */
+export function silentLogger(): Logger {
+  return pino({ level: "silent" });
+}

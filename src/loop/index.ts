@@ -1,0 +1,3 @@
+export { runAgentLoop } from "./agent-loop.ts";
+export { TURN_TEXT_SEPARATOR } from "./call-model.ts";
+export type * from "./types.ts";

@@ -1,0 +1,95 @@
+import type {
+  AssistantMessage,
+  ChatRequest,
+  ChatResult,
+  GatewayError,
+  Message,
+  SchemaTarget,
+  ToolCallBlock,
+  ToolDefinition,
+  ToolProgress,
+  ToolResultBlock,
+  ToolSet,
+  Usage,
+} from "../core/index.ts";
+import type { ModelAdapter } from "../adapters/types.ts";
+
+/** Why the loop finished. */
+export type LoopStopReason =
+  | "stop" // the model answered without tool calls
+  | "client_tools" // the model called tools that belong to the client
+  | "max_iterations" // still calling tools when the turn budget ran out
+  | "length"
+  | "content_filter"
+  | "hook"; // a turn-end hook stopped it
+
+export interface ToolExecution {
+  call: ToolCallBlock;
+  result: ToolResultBlock;
+  durationMs: number;
+}
+
+export interface LoopOutcome {
+  stopReason: LoopStopReason;
+  /** The answer for the client: all turns' text, reasoning, and (client_tools) the client's calls only. */
+  message: AssistantMessage;
+  /**
+   * Every message the loop appended (assistant turns in full, with reasoning and MCP calls, and
+   * the MCP results). For client_tools these are the steps the client never sees, to splice
+   * back in place of the answer when it returns its tool results.
+   */
+  newMessages: Message[];
+  /** Tool calls the client must run (stopReason client_tools). */
+  clientToolCalls: ToolCallBlock[];
+  usage: Usage;
+  turns: number;
+  tools: ToolExecution[];
+  /** The last model response (id, model name). */
+  last: ChatResult;
+}
+
+export type LoopEvent =
+  | { type: "turn_start"; turn: number }
+  | { type: "text_delta"; delta: string }
+  | { type: "reasoning_delta"; delta: string }
+  /** A streamed client tool call opening (MCP calls are never surfaced as tool calls). */
+  | { type: "client_tool_call_start"; index: number; id: string; name: string }
+  | { type: "client_tool_call_delta"; index: number; delta: string }
+  | { type: "model_response"; turn: number; result: ChatResult }
+  | { type: "tool_start"; turn: number; call: ToolCallBlock }
+  | { type: "tool_progress"; turn: number; call: ToolCallBlock; progress: ToolProgress }
+  | { type: "tool_end"; turn: number; call: ToolCallBlock; result: ToolResultBlock; durationMs: number; isError: boolean }
+  | { type: "turn_end"; turn: number }
+  | { type: "usage"; usage: Usage }
+  | { type: "done"; outcome: LoopOutcome }
+  | { type: "error"; error: GatewayError };
+
+type MaybePromise<T> = T | Promise<T>;
+
+export interface LoopHooks {
+  /** May return a replacement request for this model call. */
+  beforeModelCall?(context: { turn: number; request: ChatRequest }): MaybePromise<ChatRequest | void>;
+  afterModelCall?(context: { turn: number; result: ChatResult }): MaybePromise<void>;
+  /** Return `{ deny: reason }` to refuse the call; the model sees the reason as an error result. */
+  beforeToolCall?(context: { turn: number; call: ToolCallBlock }): MaybePromise<{ deny: string } | void>;
+  afterToolCall?(context: { turn: number; execution: ToolExecution }): MaybePromise<void>;
+  /** Return `{ stop: true }` to end the loop after this turn. */
+  onTurnEnd?(context: { turn: number; messages: readonly Message[] }): MaybePromise<{ stop: true } | void>;
+}
+
+export interface LoopOptions {
+  model: Pick<ModelAdapter, "complete" | "stream">;
+  /** Schema dialect of the model's provider, for the gateway's tools. */
+  schemaTarget: SchemaTarget;
+  /** The conversation and parameters; `tools` in it are the client's own tools. */
+  request: ChatRequest;
+  /** Tools the gateway runs itself (MCP). */
+  tools: ToolSet;
+  /** Stream model output (text deltas forwarded as they arrive). */
+  stream: boolean;
+  maxIterations: number;
+  hooks?: LoopHooks;
+  signal?: AbortSignal;
+}
+
+export type { ToolDefinition };
