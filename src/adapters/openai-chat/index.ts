@@ -1,0 +1,10 @@
+export { createOpenAIChatAdapter, type OpenAIChatWireOptions } from "./adapter.ts";
+export { toChatCompletionParams, toStreamingParams, type RequestOptions } from "./to-request.ts";
+export { toWireMessages, type MessageOptions } from "./to-messages.ts";
+export { fromChatCompletion, type ResponseContext } from "./from-response.ts";
+export { translateStream, ChunkTranslator } from "./stream.ts";
+export { toStopReason } from "./finish-reason.ts";
+export { toUsage, findUsage } from "./usage.ts";
+export { toGatewayErrorFromOpenAI } from "./errors.ts";
+export type { ReasoningField } from "./reasoning.ts";
+export type { WireChunk, WireCompletion } from "./wire-types.ts";

@@ -1,0 +1,101 @@
+import type {
+  ChatCompletionAssistantMessageParam,
+  ChatCompletionContentPart,
+  ChatCompletionMessageFunctionToolCall,
+  ChatCompletionMessageParam,
+  ChatCompletionToolMessageParam,
+  ChatCompletionUserMessageParam,
+} from "openai/resources/chat/completions";
+import type { AssistantMessage, Message, ReasoningBlock, TextBlock, ToolCallBlock, ToolMessage, UserContent } from "../../core/index.ts";
+import type { ReasoningField } from "./reasoning.ts";
+import { imageUrl, renderPart, renderToolResult } from "./render-content.ts";
+
+export interface MessageOptions {
+  /**
+   * Send reasoning blocks back in this assistant-message field. Off by default: OpenAI rejects
+   * unknown fields. Only blocks whose providerData names `origin` are sent (never forge another
+   * provider's reasoning). The seam for the per-provider quirk layer (DeepSeek, Qwen…).
+   */
+  echoReasoning?: { field: ReasoningField; origin: string };
+}
+
+/** Separate text blocks of one message stay separate paragraphs. */
+const joinText = (blocks: TextBlock[]): string => blocks.map((block) => block.text).join("\n\n");
+
+function audioFormat(mediaType: string): "wav" | "mp3" | undefined {
+  if (/wav/i.test(mediaType)) return "wav";
+  if (/mpeg|mp3/i.test(mediaType)) return "mp3";
+  return undefined;
+}
+
+function userPart(block: UserContent): ChatCompletionContentPart {
+  if (block.type === "image") return { type: "image_url", image_url: { url: imageUrl(block.source) } };
+  const format = block.type === "audio" ? audioFormat(block.mediaType) : undefined;
+  if (block.type === "audio" && format) return { type: "input_audio", input_audio: { data: block.data, format } };
+  return { type: "text", text: renderPart(block) };
+}
+
+/** Plain string content when the message is only text: every compatible server accepts that. */
+function toUserMessage(content: UserContent[]): ChatCompletionUserMessageParam {
+  const onlyText = content.every((block): block is TextBlock => block.type === "text");
+  return { role: "user", content: onlyText ? joinText(content) : content.map(userPart) };
+}
+
+/** The call's own argument text when it is a valid JSON object, so the model sees what it wrote. */
+function wireArguments(call: ToolCallBlock): string {
+  if (call.rawArguments.trim() !== "") {
+    try {
+      const value: unknown = JSON.parse(call.rawArguments);
+      if (typeof value === "object" && value !== null && !Array.isArray(value)) return call.rawArguments;
+    } catch {
+      // unparsable: send the parsed arguments instead
+    }
+  }
+  return JSON.stringify(call.arguments);
+}
+
+function toWireToolCall(call: ToolCallBlock): ChatCompletionMessageFunctionToolCall {
+  return { id: call.id, type: "function", function: { name: call.name, arguments: wireArguments(call) } };
+}
+
+type AssistantParam = ChatCompletionAssistantMessageParam & Partial<Record<ReasoningField, string>>;
+
+function toAssistantMessage(message: AssistantMessage, options: MessageOptions): AssistantParam {
+  const texts = message.content.filter((block): block is TextBlock => block.type === "text");
+  const calls = message.content.filter((block): block is ToolCallBlock => block.type === "tool_call");
+  const wire: AssistantParam = { role: "assistant", content: texts.length > 0 ? joinText(texts) : calls.length > 0 ? null : "" };
+  if (calls.length > 0) wire.tool_calls = calls.map(toWireToolCall);
+  const echo = options.echoReasoning;
+  const reasoning = echo ? ownReasoning(message, echo.origin) : "";
+  if (echo && reasoning !== "") wire[echo.field] = reasoning;
+  return wire;
+}
+
+/** The readable reasoning text this provider produced for the message. */
+function ownReasoning(message: AssistantMessage, origin: string): string {
+  return message.content
+    .filter((block): block is ReasoningBlock => block.type === "reasoning")
+    .filter((block) => !block.redacted && block.providerData?.origin === origin)
+    .map((block) => block.text)
+    .join("");
+}
+
+/** One `tool` message per result: Chat Completions has no multi-result message. */
+function toToolMessages(message: ToolMessage): ChatCompletionToolMessageParam[] {
+  return message.content.map((block) => ({ role: "tool", tool_call_id: block.callId, content: renderToolResult(block) }));
+}
+
+export function toWireMessages(messages: Message[], options: MessageOptions = {}): ChatCompletionMessageParam[] {
+  return messages.flatMap((message): ChatCompletionMessageParam[] => {
+    switch (message.role) {
+      case "system":
+        return [{ role: "system", content: joinText(message.content) }];
+      case "user":
+        return [toUserMessage(message.content)];
+      case "assistant":
+        return [toAssistantMessage(message, options)];
+      case "tool":
+        return toToolMessages(message);
+    }
+  });
+}

@@ -1,0 +1,95 @@
+import type {
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionCreateParamsStreaming,
+  ChatCompletionFunctionTool,
+  ChatCompletionToolChoiceOption,
+} from "openai/resources/chat/completions";
+import type { ResponseFormatJSONObject, ResponseFormatJSONSchema, ResponseFormatText } from "openai/resources/shared";
+import type { ChatRequest, ResponseFormat, ToolChoice, ToolDefinition } from "../../core/index.ts";
+import { toWireMessages, type MessageOptions } from "./to-messages.ts";
+
+export interface RequestOptions extends MessageOptions {
+  /**
+   * The body field for `maxTokens`. Default `max_tokens`: every compatible server knows it, while
+   * `max_completion_tokens` is OpenAI-only (but OpenAI's reasoning models refuse `max_tokens`,
+   * so the quirk preset for them switches this). A request whose `extra` carries
+   * `max_completion_tokens` gets no `max_tokens` either way.
+   */
+  maxTokensField?: "max_tokens" | "max_completion_tokens";
+}
+
+function toTool(tool: ToolDefinition): ChatCompletionFunctionTool {
+  return {
+    type: "function",
+    function: {
+      name: tool.name,
+      ...(tool.description === undefined ? {} : { description: tool.description }),
+      parameters: tool.inputSchema,
+      ...(tool.strict === undefined ? {} : { strict: tool.strict }),
+    },
+  };
+}
+
+function toToolChoice(choice: ToolChoice): ChatCompletionToolChoiceOption {
+  return choice.type === "tool" ? { type: "function", function: { name: choice.name } } : choice.type;
+}
+
+type WireResponseFormat = ResponseFormatText | ResponseFormatJSONObject | ResponseFormatJSONSchema;
+
+function toResponseFormat(format: ResponseFormat): WireResponseFormat {
+  if (format.type !== "json_schema") return { type: format.type };
+  const { name, schema, strict, description } = format;
+  return {
+    type: "json_schema",
+    json_schema: {
+      name,
+      schema,
+      ...(strict === undefined ? {} : { strict }),
+      ...(description === undefined ? {} : { description }),
+    },
+  };
+}
+
+/** tools, tool_choice and parallel_tool_calls travel together: servers reject the last two alone. */
+function toolFields(request: ChatRequest): Partial<ChatCompletionCreateParamsNonStreaming> {
+  if (!request.tools?.length) return {};
+  return {
+    tools: request.tools.map(toTool),
+    ...(request.toolChoice === undefined ? {} : { tool_choice: toToolChoice(request.toolChoice) }),
+    ...(request.parallelToolCalls === undefined ? {} : { parallel_tool_calls: request.parallelToolCalls }),
+  };
+}
+
+function samplingFields(request: ChatRequest, options: RequestOptions): Partial<ChatCompletionCreateParamsNonStreaming> {
+  const extra = request.extra ?? {};
+  const maxTokensField = "max_completion_tokens" in extra ? undefined : (options.maxTokensField ?? "max_tokens");
+  return {
+    ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+    ...(request.topP === undefined ? {} : { top_p: request.topP }),
+    ...(request.maxTokens === undefined || !maxTokensField ? {} : { [maxTokensField]: request.maxTokens }),
+    ...(request.stop?.length ? { stop: request.stop } : {}),
+    ...(request.seed === undefined ? {} : { seed: request.seed }),
+    ...(request.user === undefined ? {} : { user: request.user }),
+    ...(request.reasoning?.effort === undefined ? {} : { reasoning_effort: request.reasoning.effort }),
+    ...(request.responseFormat === undefined ? {} : { response_format: toResponseFormat(request.responseFormat) }),
+  };
+}
+
+/** The non-streamed Chat Completions body for a neutral request; `extra` is merged last. */
+export function toChatCompletionParams(request: ChatRequest, options: RequestOptions = {}): ChatCompletionCreateParamsNonStreaming {
+  // `stream` is ours to decide (complete vs stream); everything else in `extra` wins.
+  const { stream: _ignored, ...extra } = request.extra ?? {};
+  return {
+    model: request.model,
+    messages: toWireMessages(request.messages, options),
+    ...toolFields(request),
+    ...samplingFields(request, options),
+    ...extra,
+  };
+}
+
+/** The streamed body: usage is requested so the last chunk carries token counts. */
+export function toStreamingParams(request: ChatRequest, options: RequestOptions = {}): ChatCompletionCreateParamsStreaming {
+  const body = toChatCompletionParams(request, options);
+  return { ...body, stream: true, stream_options: { ...body.stream_options, include_usage: true } };
+}
