@@ -65,7 +65,8 @@ export function resolveConfig(json: unknown, env: Record<string, string | undefi
 }
 
 function normalize(raw: RawConfig, missing: MissingVariable[], source: string): GatewayConfig {
-  const servers = Object.entries(raw.mcpServers).map(([name, server]) => toServerConfig(name, server));
+  const toolTimeoutMs = raw.gateway.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs;
+  const servers = Object.entries(raw.mcpServers).map(([name, server]) => toServerConfig(name, server, toolTimeoutMs));
   const problems = crossReferenceProblems(raw);
   if (problems.length > 0) throw new ConfigError(source, problems);
   const providers = Object.fromEntries(
@@ -88,7 +89,7 @@ function normalize(raw: RawConfig, missing: MissingVariable[], source: string): 
       port: g.port ?? DEFAULTS.port,
       apiKeys: (g.apiKeys ?? []).filter((key) => key !== ""),
       maxIterations: g.maxIterations ?? DEFAULTS.maxIterations,
-      toolTimeoutMs: g.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs,
+      toolTimeoutMs,
       chatTool: g.chatTool ?? true,
       sampling: g.sampling,
     },
@@ -96,11 +97,11 @@ function normalize(raw: RawConfig, missing: MissingVariable[], source: string): 
   };
 }
 
-function toServerConfig(name: string, server: RawServerConfig): ServerConfig {
+function toServerConfig(name: string, server: RawServerConfig, defaultTimeoutMs: number): ServerConfig {
   const common = {
     name,
     disabled: server.disabled ?? false,
-    timeoutMs: server.timeoutMs ?? DEFAULTS.toolTimeoutMs,
+    timeoutMs: server.timeoutMs ?? defaultTimeoutMs,
     prefix: server.prefix ?? `${name}__`,
     tools: { allow: server.tools?.allow, deny: server.tools?.deny },
   };

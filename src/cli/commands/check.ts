@@ -1,0 +1,39 @@
+import { loadConfigFile, resolveConfigPath } from "../../core/config/index.ts";
+import { createLogger } from "../../core/logger.ts";
+import { McpPool } from "../../mcp/pool.ts";
+import { probeProvider } from "../../gateway/routing/probe-provider.ts";
+import { describeProviderQuirks } from "../../gateway/routing/providers.ts";
+import type { CliArgs } from "../args.ts";
+import { renderTable } from "../table.ts";
+
+/** Validates the config, connects every server and provider; non-zero exit on any failure. */
+export async function checkCommand(args: CliArgs): Promise<number> {
+  const config = await loadConfigFile(resolveConfigPath(args.config, process.env));
+  process.stdout.write(`config ${config.path}: valid\n\n`);
+  const pool = new McpPool(config.servers, { logger: createLogger({ level: "silent" }) });
+  let failures = 0;
+  try {
+    await pool.start();
+    const rows = pool.states().map((s) => {
+      if (s.status === "failed") failures++;
+      return [s.name, s.transport, s.status, String(s.toolCount), s.startupMs === undefined ? "" : String(s.startupMs), (s.error ?? "").split("\n")[0]!];
+    });
+    process.stdout.write(`${renderTable(["server", "transport", "status", "tools", "startup ms", "error"], rows)}\n\n`);
+  } finally {
+    await pool.close();
+  }
+  const providerRows = await Promise.all(
+    Object.values(config.providers).map(async (provider) => {
+      const quirks = describeProviderQuirks(provider);
+      if (provider.missingVariables.length > 0) {
+        failures++;
+        return [provider.name, provider.type, quirks, "unavailable", "", `set ${provider.missingVariables.join(", ")}`];
+      }
+      const probe = await probeProvider(provider);
+      if (!probe.ok) failures++;
+      return [provider.name, provider.type, quirks, probe.ok ? "ok" : "failed", String(probe.ms), probe.ok ? "" : probe.detail];
+    }),
+  );
+  if (providerRows.length > 0) process.stdout.write(`${renderTable(["provider", "type", "quirks", "status", "ms", "error"], providerRows)}\n`);
+  return failures > 0 ? 1 : 0;
+}

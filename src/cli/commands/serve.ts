@@ -1,0 +1,36 @@
+import { loadConfigFile, resolveConfigPath } from "../../core/config/index.ts";
+import { createGateway } from "../../gateway/runtime.ts";
+import { listen } from "../../gateway/http/listen.ts";
+import type { CliArgs } from "../args.ts";
+
+const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+
+export async function serveCommand(args: CliArgs): Promise<number> {
+  const config = await loadConfigFile(resolveConfigPath(args.config, process.env));
+  const host = args.host ?? config.gateway.host;
+  const port = args.port ?? config.gateway.port;
+  if (!LOOPBACK.has(host) && config.gateway.apiKeys.length === 0 && !args.allowUnauthenticated) {
+    process.stderr.write(
+      `Refusing to listen on ${host} without authentication: set gateway.apiKeys in the config, or pass --allow-unauthenticated.\n`,
+    );
+    return 2;
+  }
+  const gateway = await createGateway(config);
+  const server = await listen(gateway.app, host, port);
+  gateway.logger.info({ url: server.url, config: config.path, tools: gateway.pool.registry.list().length }, `mcp-gateway listening on ${server.url}`);
+
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = async (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      gateway.logger.info({ signal }, "shutting down: finishing in-flight requests");
+      await server.close(10_000);
+      await gateway.close();
+      gateway.logger.info("stopped");
+      resolve(0);
+    };
+    process.once("SIGTERM", () => void stop("SIGTERM"));
+    process.once("SIGINT", () => void stop("SIGINT"));
+  });
+}

@@ -1,0 +1,30 @@
+import { toolsOnTheWire } from "../../adapters/tools-wire.ts";
+import { loadConfigFile, resolveConfigPath } from "../../core/config/index.ts";
+import { createLogger } from "../../core/logger.ts";
+import type { SchemaTarget } from "../../core/index.ts";
+import { McpPool } from "../../mcp/pool.ts";
+import type { CliArgs } from "../args.ts";
+
+const FORMATS: readonly SchemaTarget[] = ["openai", "openai-strict", "anthropic", "gemini"];
+
+/** Prints the aggregated tools as JSON on stdout; schema adjustments are listed on stderr. */
+export async function toolsCommand(args: CliArgs): Promise<number> {
+  const format = (args.format ?? "openai") as SchemaTarget;
+  if (!FORMATS.includes(format)) {
+    process.stderr.write(`--format: expected one of ${FORMATS.join(", ")}, got "${args.format}"\n`);
+    return 2;
+  }
+  const config = await loadConfigFile(resolveConfigPath(args.config, process.env));
+  const pool = new McpPool(config.servers, { logger: createLogger({ level: "warn" }) });
+  try {
+    await pool.start();
+    const { definitions, warnings } = pool.registry.normalized(format);
+    process.stdout.write(`${JSON.stringify(toolsOnTheWire(definitions, format), null, 2)}\n`);
+    for (const { tool, warning } of warnings) process.stderr.write(`warning: ${tool}: ${warning}\n`);
+    const failed = pool.states().filter((s) => s.status === "failed");
+    for (const s of failed) process.stderr.write(`error: MCP server "${s.name}" is unavailable: ${s.error?.split("\n")[0]}\n`);
+    return failed.length > 0 ? 1 : 0;
+  } finally {
+    await pool.close();
+  }
+}

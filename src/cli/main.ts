@@ -1,0 +1,31 @@
+#!/usr/bin/env node
+/** The `mcp-gateway` command line. */
+import { ConfigError } from "../core/config/index.ts";
+import { parseCli, USAGE } from "./args.ts";
+import { checkCommand } from "./commands/check.ts";
+import { serveCommand } from "./commands/serve.ts";
+import { toolsCommand } from "./commands/tools.ts";
+
+const commands: Record<string, (args: ReturnType<typeof parseCli>) => Promise<number>> = {
+  serve: serveCommand,
+  tools: toolsCommand,
+  check: checkCommand,
+};
+
+async function main(argv: string[]): Promise<number> {
+  const args = parseCli(argv);
+  const run = commands[args.command];
+  if (args.help || !run) {
+    (run || args.command === "help" ? process.stdout : process.stderr).write(`${USAGE}\n`);
+    return run || args.command === "help" ? 0 : 2;
+  }
+  return run(args);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof ConfigError ? error.message : `mcp-gateway: ${error instanceof Error ? error.message : String(error)}`}\n`);
+    process.exit(error instanceof ConfigError ? 2 : 1);
+  },
+);

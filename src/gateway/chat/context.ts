@@ -1,0 +1,24 @@
+import type { ToolSet } from "../../core/index.ts";
+import type { GatewayConfig } from "../../core/config/index.ts";
+import type { Logger } from "../../core/logger.ts";
+import type { ProviderEntry } from "../routing/providers.ts";
+import type { HiddenStepsKeeper } from "../state/hidden-steps.ts";
+
+/** The gateway's tools, narrowed per request. */
+export interface GatewayTools {
+  /** Names of the configured (enabled) MCP servers. */
+  serverNames(): string[];
+  /** The tools of these servers (all when undefined); a snapshot that stays valid for the request. */
+  select(servers: readonly string[] | undefined): ToolSet;
+}
+
+/** Everything a chat request needs from the running gateway. */
+export interface ChatDeps {
+  config: GatewayConfig;
+  providers: ReadonlyMap<string, ProviderEntry>;
+  tools: GatewayTools;
+  hiddenSteps: HiddenStepsKeeper;
+  logger: Logger;
+  /** Interval of SSE comment heartbeats while tools run. */
+  heartbeatMs?: number;
+}

@@ -1,0 +1,74 @@
+/**
+ * From a raw request body to everything the loop needs: validated, routed to a provider,
+ * tools selected, hidden steps restored, alias defaults applied. Every refusal is a
+ * GatewayError naming the bad field.
+ */
+import { GatewayError, type ChatRequest, type Message, type ToolSet } from "../../core/index.ts";
+import { describeIssues } from "../../core/zod-issues.ts";
+import { invalidRequest } from "../http/errors.ts";
+import { chatCompletionRequestSchema, type ChatCompletionRequest } from "../openai/request-schema.ts";
+import { toNeutralRequest } from "../openai/to-neutral.ts";
+import { resolveModel, type ResolvedModel } from "../routing/resolve-model.ts";
+import type { ChatDeps } from "./context.ts";
+
+export interface PreparedChat {
+  body: ChatCompletionRequest;
+  model: ResolvedModel;
+  request: ChatRequest;
+  tools: ToolSet;
+  stream: boolean;
+  includeUsage: boolean;
+}
+
+export function validateBody(json: unknown): ChatCompletionRequest {
+  const parsed = chatCompletionRequestSchema.safeParse(json);
+  if (!parsed.success) throw invalidRequest(describeIssues(parsed.error.issues));
+  return parsed.data;
+}
+
+/** `x-mcp-servers: a,b` or `none`; otherwise the alias's selection; otherwise every server. */
+export function selectServers(header: string | undefined, model: ResolvedModel, known: readonly string[]): readonly string[] | undefined {
+  if (header === undefined || header.trim() === "") return model.alias?.mcpServers;
+  if (header.trim().toLowerCase() === "none") return [];
+  const names = header.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  const unknown = names.filter((name) => !known.includes(name));
+  if (unknown.length > 0) {
+    throw GatewayError.invalidRequest(
+      `x-mcp-servers names unknown MCP servers: ${unknown.join(", ")} (configured: ${known.join(", ") || "none"})`,
+      "x-mcp-servers",
+      "unknown_mcp_server",
+    );
+  }
+  return names;
+}
+
+function withAliasDefaults(request: ChatRequest, model: ResolvedModel): ChatRequest {
+  const alias = model.alias;
+  if (!alias) return request;
+  const messages: Message[] =
+    alias.system && !request.messages.some((m) => m.role === "system")
+      ? [{ role: "system", content: [{ type: "text", text: alias.system }] }, ...request.messages]
+      : request.messages;
+  return {
+    ...request,
+    messages,
+    ...(request.temperature === undefined && alias.temperature !== undefined ? { temperature: alias.temperature } : {}),
+    ...(request.maxTokens === undefined && alias.maxTokens !== undefined ? { maxTokens: alias.maxTokens } : {}),
+  };
+}
+
+export async function prepareChat(json: unknown, serversHeader: string | undefined, deps: ChatDeps): Promise<PreparedChat> {
+  const body = validateBody(json);
+  const model = resolveModel(body.model, deps.providers, deps.config.models);
+  const servers = selectServers(serversHeader, model, deps.tools.serverNames());
+  const neutral = toNeutralRequest(body);
+  const messages = await deps.hiddenSteps.restore(neutral.messages);
+  return {
+    body,
+    model,
+    request: withAliasDefaults({ ...neutral, messages, model: model.modelId }, model),
+    tools: deps.tools.select(servers),
+    stream: body.stream === true,
+    includeUsage: body.stream_options?.include_usage === true,
+  };
+}

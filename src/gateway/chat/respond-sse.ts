@@ -1,0 +1,116 @@
+/**
+ * Streaming: loop events as `chat.completion.chunk` SSE, ending in `data: [DONE]`.
+ *
+ * Headers are committed only once the client would see something (or tools start running):
+ * a failure before that — bad upstream key, unknown model at the provider — is still answered
+ * as a proper HTTP error. Later failures end the stream with an error chunk and `[DONE]`.
+ * Pull-based, so a slow client slows the loop instead of growing a buffer, and a client that
+ * goes away cancels the stream, which aborts the loop.
+ */
+import { toGatewayError } from "../../core/index.ts";
+import type { LoopEvent, LoopOutcome } from "../../loop/index.ts";
+import { ChunkBuilder } from "../openai/chunks.ts";
+import { toFinishReason } from "../openai/finish-reason.ts";
+import type { ChatDeps } from "./context.ts";
+import type { PreparedChat } from "./prepare.ts";
+import { newResponseMeta, rememberHiddenSteps, startLoop } from "./run.ts";
+
+type Step = IteratorResult<LoopEvent, LoopOutcome>;
+
+const encoder = new TextEncoder();
+const frame = (payload: object | string) => encoder.encode(`data: ${typeof payload === "string" ? payload : JSON.stringify(payload)}\n\n`);
+const HEARTBEAT = encoder.encode(": keep-alive\n\n");
+
+/** Events that make the response visible (or long-running): the point of no return for HTTP errors. */
+function commits(event: LoopEvent): boolean {
+  return event.type !== "turn_start" && event.type !== "usage" && event.type !== "model_response";
+}
+
+export interface StreamHandle {
+  response: Response;
+  /** Settles when the stream has ended (finished, failed or cancelled). */
+  finished: Promise<LoopOutcome | undefined>;
+}
+
+export async function streamChat(prepared: PreparedChat, deps: ChatDeps, controller: AbortController, headers: Record<string, string>): Promise<StreamHandle> {
+  const loop = startLoop(prepared, deps, true, controller.signal);
+  const chunks = new ChunkBuilder(newResponseMeta().id, prepared.model.requested, Math.floor(Date.now() / 1000));
+  const head: LoopEvent[] = [];
+  // Errors thrown here (before any byte is sent) become ordinary HTTP error responses.
+  let first: Step;
+  do {
+    first = await loop.next();
+    if (!first.done) head.push(first.value);
+  } while (!first.done && !commits(first.value));
+
+  let resolveFinished!: (outcome: LoopOutcome | undefined) => void;
+  const finished = new Promise<LoopOutcome | undefined>((resolve) => (resolveFinished = resolve));
+  const queue: Uint8Array[] = [frame(chunks.opening())];
+  let pending: Promise<Step> | undefined = first.done ? Promise.resolve(first) : undefined;
+  let ended = false;
+
+  const emit = async (step: Step): Promise<void> => {
+    if (!step.done) {
+      const chunk = chunks.fromEvent(step.value);
+      if (chunk) queue.push(frame(chunk));
+      return;
+    }
+    const outcome = step.value;
+    await rememberHiddenSteps(outcome, deps);
+    queue.push(frame(chunks.finish(toFinishReason(outcome.stopReason))));
+    if (prepared.includeUsage) queue.push(frame(chunks.usage(outcome.usage)));
+    queue.push(frame("[DONE]"));
+    ended = true;
+    resolveFinished(outcome);
+  };
+  const fail = (error: unknown) => {
+    queue.push(frame(toGatewayError(error).toJSON()), frame("[DONE]"));
+    ended = true;
+    resolveFinished(undefined);
+  };
+  for (const event of head) await emit({ done: false, value: event });
+
+  const heartbeatMs = deps.heartbeatMs ?? 10_000;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(stream) {
+      try {
+        while (queue.length === 0 && !ended) {
+          pending ??= loop.next();
+          const step = await raceHeartbeat(pending, heartbeatMs);
+          if (step === "heartbeat") {
+            queue.push(HEARTBEAT);
+            break;
+          }
+          pending = undefined;
+          await emit(step);
+        }
+      } catch (error) {
+        pending = undefined;
+        fail(error);
+      }
+      const next = queue.shift();
+      if (next) stream.enqueue(next);
+      if (ended && queue.length === 0) stream.close();
+    },
+    cancel(reason) {
+      controller.abort(reason);
+      void loop.return(undefined as never).catch(() => undefined);
+      resolveFinished(undefined);
+    },
+  });
+  return {
+    response: new Response(body, {
+      status: 200,
+      headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive", ...headers },
+    }),
+    finished,
+  };
+}
+
+function raceHeartbeat(step: Promise<Step>, ms: number): Promise<Step | "heartbeat"> {
+  let timer: NodeJS.Timeout | undefined;
+  const beat = new Promise<"heartbeat">((resolve) => {
+    timer = setTimeout(() => resolve("heartbeat"), ms);
+  });
+  return Promise.race([step, beat]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,34 @@
+import { randomBytes } from "node:crypto";
+import { runAgentLoop, type LoopEvent, type LoopOutcome } from "../../loop/index.ts";
+import type { ChatDeps } from "./context.ts";
+import type { PreparedChat } from "./prepare.ts";
+
+export interface ResponseMeta {
+  id: string;
+  created: number;
+}
+
+export function newResponseMeta(): ResponseMeta {
+  return { id: `chatcmpl-${randomBytes(12).toString("base64url")}`, created: Math.floor(Date.now() / 1000) };
+}
+
+export function startLoop(prepared: PreparedChat, deps: ChatDeps, stream: boolean, signal: AbortSignal): AsyncGenerator<LoopEvent, LoopOutcome> {
+  return runAgentLoop({
+    model: prepared.model.provider.adapter!,
+    schemaTarget: prepared.model.provider.schemaTarget,
+    request: prepared.request,
+    tools: prepared.tools,
+    stream,
+    maxIterations: deps.config.gateway.maxIterations,
+    signal,
+  });
+}
+
+/** After a turn that handed client tools back: keep the hidden steps for the follow-up request. */
+export async function rememberHiddenSteps(outcome: LoopOutcome, deps: ChatDeps): Promise<void> {
+  if (outcome.stopReason !== "client_tools") return;
+  await deps.hiddenSteps.save(
+    outcome.clientToolCalls.map((call) => call.id),
+    outcome.newMessages,
+  );
+}

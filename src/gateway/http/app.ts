@@ -1,0 +1,56 @@
+/**
+ * The HTTP front door (Hono): request ids, body limit, auth, the OpenAI-compatible routes and
+ * health. Every error leaves as an OpenAI-shaped JSON body with a fitting status.
+ */
+import { Hono, type MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { GatewayError } from "../../core/index.ts";
+import type { ChatDeps } from "../chat/context.ts";
+import { bearerAuth } from "./auth.ts";
+import { errorResponse } from "./errors.ts";
+import { requestIdFrom } from "./request-id.ts";
+import { chatCompletionsHandler } from "./routes/chat-completions.ts";
+import { modelsHandler } from "./routes/models.ts";
+
+export interface HealthReport {
+  status: "ok" | "degraded";
+  servers: Record<string, unknown>[];
+  providers: Record<string, unknown>[];
+}
+
+export interface AppDeps extends ChatDeps {
+  health(): HealthReport;
+  /** Extra routes mounted by the caller (the MCP endpoint). */
+  mount?: (app: Hono) => void;
+  maxBodyBytes?: number;
+}
+
+const requestId: MiddlewareHandler = async (c, next) => {
+  const id = requestIdFrom(c.req.header("x-request-id"));
+  c.set("requestId" as never, id as never);
+  await next();
+  c.res.headers.set("x-request-id", id);
+};
+
+export function createApp(deps: AppDeps): Hono {
+  const app = new Hono();
+  app.use(requestId);
+  const limit = deps.maxBodyBytes ?? 10 * 1024 * 1024;
+  const auth = bearerAuth(deps.config.gateway.apiKeys);
+  const bodyCap = bodyLimit({
+    maxSize: limit,
+    onError: (c) =>
+      errorResponse(c, new GatewayError(`The request body is larger than ${limit} bytes`, { status: 413, type: "invalid_request_error", code: "request_too_large" })),
+  });
+  app.use("/v1/*", auth, bodyCap);
+  app.post("/v1/chat/completions", chatCompletionsHandler(deps));
+  app.get("/v1/models", modelsHandler(deps.config));
+  app.get("/health", (c) => {
+    const report = deps.health();
+    return c.json(report, 200);
+  });
+  deps.mount?.(app);
+  app.notFound((c) => errorResponse(c, GatewayError.notFound(`No route for ${c.req.method} ${c.req.path}`, "unknown_route")));
+  app.onError((error, c) => errorResponse(c, error));
+  return app;
+}

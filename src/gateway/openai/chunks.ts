@@ -1,0 +1,65 @@
+/**
+ * Loop events as `chat.completion.chunk` payloads. One instance per response: it knows the
+ * response id, model and creation time every chunk repeats.
+ */
+import type { LoopEvent } from "../../loop/index.ts";
+import type { Usage } from "../../core/index.ts";
+import type { FinishReason } from "./finish-reason.ts";
+import { toOpenAIUsage } from "./usage.ts";
+
+type Delta = {
+  role?: "assistant";
+  content?: string;
+  reasoning_content?: string;
+  tool_calls?: { index: number; id?: string; type?: "function"; function: { name?: string; arguments: string } }[];
+};
+
+export class ChunkBuilder {
+  constructor(
+    private readonly id: string,
+    private readonly model: string,
+    private readonly created: number,
+  ) {}
+
+  private chunk(delta: Delta, finishReason: FinishReason | null = null): object {
+    return {
+      id: this.id,
+      object: "chat.completion.chunk",
+      created: this.created,
+      model: this.model,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+    };
+  }
+
+  /** The opening chunk, as OpenAI sends it: the role and empty content. */
+  opening(): object {
+    return this.chunk({ role: "assistant", content: "" });
+  }
+
+  /** The chunk for a loop event, or undefined when the client sees nothing of it. */
+  fromEvent(event: LoopEvent): object | undefined {
+    switch (event.type) {
+      case "text_delta":
+        return this.chunk({ content: event.delta });
+      case "reasoning_delta":
+        return this.chunk({ reasoning_content: event.delta });
+      case "client_tool_call_start":
+        return this.chunk({
+          tool_calls: [{ index: event.index, id: event.id, type: "function", function: { name: event.name, arguments: "" } }],
+        });
+      case "client_tool_call_delta":
+        return this.chunk({ tool_calls: [{ index: event.index, function: { arguments: event.delta } }] });
+      default:
+        return undefined;
+    }
+  }
+
+  finish(reason: FinishReason): object {
+    return this.chunk({}, reason);
+  }
+
+  /** The usage chunk of `stream_options.include_usage`: no choices. */
+  usage(usage: Usage): object {
+    return { id: this.id, object: "chat.completion.chunk", created: this.created, model: this.model, choices: [], usage: toOpenAIUsage(usage) };
+  }
+}

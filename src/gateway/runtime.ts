@@ -1,0 +1,92 @@
+/**
+ * The running gateway: config, MCP pool, provider adapters, state stores and the HTTP app,
+ * wired once at start-up. Front doors (HTTP, stdio) are built on top of it.
+ */
+import type { Hono } from "hono";
+import { ConfigError, type GatewayConfig } from "../core/config/index.ts";
+import { createLogger, type Logger } from "../core/logger.ts";
+import type { SchemaTarget } from "../core/index.ts";
+import { McpPool } from "../mcp/pool.ts";
+import { createApp, type HealthReport } from "./http/app.ts";
+import { buildProviders, type AdapterFactory, type ProviderEntry } from "./routing/providers.ts";
+import { HiddenStepsKeeper, type HiddenSteps } from "./state/hidden-steps.ts";
+import { MemoryStore } from "./state/store.ts";
+
+export interface GatewayOptions {
+  logger?: Logger;
+  adapterFactory?: AdapterFactory;
+  /** SSE heartbeat interval while tools run. */
+  heartbeatMs?: number;
+}
+
+export interface Gateway {
+  config: GatewayConfig;
+  logger: Logger;
+  pool: McpPool;
+  providers: Map<string, ProviderEntry>;
+  hiddenSteps: HiddenStepsKeeper;
+  app: Hono;
+  health(): HealthReport;
+  close(): Promise<void>;
+}
+
+/** Every secret value in the config, so the logger can scrub it wherever it appears. */
+export function configSecrets(config: GatewayConfig): string[] {
+  const secrets = [...config.gateway.apiKeys];
+  for (const provider of Object.values(config.providers)) if (provider.apiKey) secrets.push(provider.apiKey);
+  for (const server of config.servers) {
+    const values = server.transport === "stdio" ? Object.values(server.env) : Object.values(server.headers);
+    secrets.push(...values.filter((v) => v.length >= 8));
+  }
+  return secrets;
+}
+
+function health(pool: McpPool, providers: Map<string, ProviderEntry>): HealthReport {
+  const servers = pool.states().map((s) => ({ ...s }));
+  const providerStates = [...providers.values()].map((p) => ({
+    name: p.name,
+    type: p.type,
+    status: p.unavailable ? "unavailable" : "configured",
+    ...(p.unavailable ? { error: p.unavailable } : {}),
+  }));
+  const degraded = servers.some((s) => s.status === "failed");
+  return { status: degraded ? "degraded" : "ok", servers, providers: providerStates };
+}
+
+function logSchemaWarnings(pool: McpPool, providers: Map<string, ProviderEntry>, logger: Logger): void {
+  const targets = new Set<SchemaTarget>([...providers.values()].map((p) => p.schemaTarget));
+  for (const target of targets) {
+    for (const { tool, warning } of pool.registry.normalized(target).warnings) logger.info({ target, tool, warning }, "tool schema adjusted for provider");
+  }
+}
+
+export async function createGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
+  const logger = options.logger ?? createLogger({ secrets: configSecrets(config) });
+  const pool = new McpPool(config.servers, { logger });
+  await pool.start();
+  const collisions = pool.emptyPrefixCollisions();
+  if (collisions.length > 0) {
+    await pool.close();
+    throw new ConfigError(config.path ?? "(inline)", collisions.map((c) => ({
+      path: `mcpServers.${c.tools.find((t) => t)?.server ?? ""}.prefix`,
+      message: `prefix "" makes tool names collide: ${c.tools.map((t) => `${t.server}/${t.tool}`).join(", ")} all want "${c.name}"`,
+    })));
+  }
+  const providers = buildProviders(config.providers, options.adapterFactory);
+  for (const provider of providers.values()) {
+    if (provider.unavailable) logger.warn({ provider: provider.name }, provider.unavailable);
+  }
+  logSchemaWarnings(pool, providers, logger);
+  const hiddenSteps = new HiddenStepsKeeper(new MemoryStore<HiddenSteps>(), logger);
+  const report = () => health(pool, providers);
+  const app = createApp({
+    config,
+    providers,
+    tools: pool,
+    hiddenSteps,
+    logger,
+    health: report,
+    ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+  });
+  return { config, logger, pool, providers, hiddenSteps, app, health: report, close: () => pool.close() };
+}

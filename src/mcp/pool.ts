@@ -1,0 +1,104 @@
+/**
+ * The MCP servers of mcp.config.json: connected in parallel, each on its own (a failing
+ * server never blocks the others), and the registry of their tools rebuilt whenever a
+ * server's tools change (connect, reconnect, list_changed, crash).
+ */
+import type { ServerConfig } from "../core/config/index.ts";
+import type { Logger } from "../core/logger.ts";
+import type { ToolSet } from "../core/index.ts";
+import { McpConnection, type ConnectionOptions, type ServerState } from "./client/connection.ts";
+import { buildToolNameMap, emptyPrefixCollisions, type ToolNameCollision } from "./names.ts";
+import { compileToolFilter } from "./registry/tool-filter.ts";
+import { ToolRegistry, type RegisteredTool, type ToolCaller } from "./registry/registry.ts";
+
+export interface PoolOptions extends Omit<ConnectionOptions, "onToolsChanged"> {
+  logger: Logger;
+}
+
+export class McpPool {
+  private readonly connections = new Map<string, McpConnection>();
+  private current: ToolRegistry;
+  private version = 0;
+  private nameCollisions: ToolNameCollision[] = [];
+  private readonly listeners = new Set<(registry: ToolRegistry) => void>();
+  private readonly caller: ToolCaller;
+
+  constructor(
+    readonly servers: readonly ServerConfig[],
+    private readonly options: PoolOptions,
+  ) {
+    for (const server of servers) {
+      this.connections.set(server.name, new McpConnection(server, { ...options, onToolsChanged: () => this.rebuild() }));
+    }
+    this.caller = (server, tool, args, context) => {
+      const connection = this.connections.get(server);
+      if (!connection) throw new Error(`unknown MCP server "${server}"`);
+      return connection.callTool(tool, args, {
+        ...(context.signal ? { signal: context.signal } : {}),
+        ...(context.onProgress ? { onProgress: context.onProgress } : {}),
+      });
+    };
+    this.current = new ToolRegistry(0, [], this.caller);
+  }
+
+  /** Starts every enabled server; resolves when each has connected or failed once. */
+  async start(): Promise<void> {
+    await Promise.all([...this.connections.values()].map((c) => c.start()));
+  }
+
+  get registry(): ToolRegistry {
+    return this.current;
+  }
+
+  connection(name: string): McpConnection | undefined {
+    return this.connections.get(name);
+  }
+
+  states(): ServerState[] {
+    return [...this.connections.values()].map((c) => c.status);
+  }
+
+  /** Names of enabled servers (what `x-mcp-servers` and aliases may select). */
+  serverNames(): string[] {
+    return this.servers.filter((s) => !s.disabled).map((s) => s.name);
+  }
+
+  select(servers: readonly string[] | undefined): ToolSet {
+    return this.current.select(servers);
+  }
+
+  /** Name collisions caused by `prefix: ""` (refused at start-up). */
+  emptyPrefixCollisions(): ToolNameCollision[] {
+    return emptyPrefixCollisions({ names: new Map(), byOriginal: new Map(), collisions: this.nameCollisions });
+  }
+
+  onChange(listener: (registry: ToolRegistry) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private rebuild(): void {
+    const entries: { server: string; prefix: string; tool: string }[] = [];
+    const toolsByKey = new Map<string, RegisteredTool["tool"]>();
+    for (const connection of this.connections.values()) {
+      const allowed = compileToolFilter(connection.config.tools);
+      for (const tool of connection.tools) {
+        if (!allowed(tool.name)) continue;
+        entries.push({ server: connection.name, prefix: connection.config.prefix, tool: tool.name });
+        toolsByKey.set(`${connection.name}\u0000${tool.name}`, tool);
+      }
+    }
+    const map = buildToolNameMap(entries);
+    this.nameCollisions = map.collisions;
+    for (const collision of emptyPrefixCollisions(map)) {
+      this.options.logger.error({ name: collision.name, tools: collision.tools }, 'tool names collide because of prefix ""; the colliding tools got hash suffixes');
+    }
+    const tools = [...map.names].map(([name, ref]) => ({ name, server: ref.server, tool: toolsByKey.get(`${ref.server}\u0000${ref.tool}`)! }));
+    this.current = new ToolRegistry(++this.version, tools, this.caller);
+    for (const listener of this.listeners) listener(this.current);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.connections.values()].map((c) => c.close()));
+  }
+}
