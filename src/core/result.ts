@@ -2,7 +2,9 @@ import type { AssistantMessage, ReasoningBlock, ToolCallBlock } from "./content.
 import type { GatewayError } from "./errors.ts";
 
 export interface Usage {
+  /** Every input token, cached ones included (OpenAI `prompt_tokens` semantics). */
   inputTokens: number;
+  /** Every output token, reasoning included where the provider counts it there. */
   outputTokens: number;
   cacheReadTokens?: number;
   cacheWriteTokens?: number;
@@ -34,6 +36,7 @@ export type StreamEvent =
   | { type: "reasoning_start" }
   | { type: "reasoning_delta"; delta: string }
   | { type: "reasoning_end"; block: ReasoningBlock }
+  /** `index` is the call's position among the message's tool calls (0, 1, …), not a wire index. */
   | { type: "tool_call_start"; index: number; id: string; name: string }
   | { type: "tool_call_delta"; index: number; id: string; delta: string }
   | { type: "tool_call_end"; index: number; call: ToolCallBlock }

@@ -9,8 +9,7 @@ export interface OpenAIUsage {
 }
 
 export function toOpenAIUsage(usage: Usage): OpenAIUsage {
-  // Anthropic counts cached input apart from input_tokens; OpenAI's prompt_tokens includes it.
-  const prompt = usage.inputTokens;
+  const prompt = usage.inputTokens; // cached input included, as in prompt_tokens
   return {
     prompt_tokens: prompt,
     completion_tokens: usage.outputTokens,
