@@ -86,6 +86,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     hiddenSteps,
     logger,
     health: report,
+    retryPolicy: config.gateway.retries,
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
   });
   return { config, logger, pool, providers, hiddenSteps, app, health: report, close: () => pool.close() };

@@ -31,7 +31,7 @@ beforeAll(async () => {
       claude: { type: "anthropic", baseURL: anthropic.url, apiKey: "sk-ant-upstream" },
     },
     models: { smart: { model: "claude/claude-test", mcpServers: ["everything"] } },
-    gateway: { maxIterations: 3 },
+    gateway: { maxIterations: 3, retries: { attempts: 1 } },
   });
   client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: "unused", maxRetries: 0 });
 });

@@ -91,6 +91,7 @@ function normalize(raw: RawConfig, missing: MissingVariable[], source: string): 
       maxIterations: g.maxIterations ?? DEFAULTS.maxIterations,
       toolTimeoutMs,
       chatTool: g.chatTool ?? true,
+      retries: { ...DEFAULTS.retries, ...g.retries },
       sampling: g.sampling,
     },
     missingVariables: missing,

@@ -71,6 +71,15 @@ export const gatewaySchema = z.strictObject({
   apiKeys: z.array(z.string()).optional(),
   maxIterations: z.number().int().positive().optional(),
   toolTimeoutMs: z.number().int().positive().optional(),
+  /** Retries of failed upstream calls (before anything was streamed), per provider. */
+  retries: z
+    .strictObject({
+      attempts: z.number().int().min(1).max(10).optional(),
+      initialDelayMs: z.number().int().min(0).optional(),
+      maxDelayMs: z.number().int().min(0).optional(),
+      budgetMs: z.number().int().min(0).optional(),
+    })
+    .optional(),
   /** The `chat` agent tool on the MCP surface. */
   chatTool: z.boolean().optional(),
   sampling: z.strictObject({ model: z.string() }).optional(),
@@ -96,6 +105,7 @@ export function knownKeysAt(path: readonly PropertyKey[]): readonly string[] {
   if (path.length === 0) return Object.keys(configSchema.shape);
   if (section === "gateway" && path.length === 1) return Object.keys(gatewaySchema.shape);
   if (section === "gateway" && path[1] === "sampling") return ["model"];
+  if (section === "gateway" && path[1] === "retries") return ["attempts", "initialDelayMs", "maxDelayMs", "budgetMs"];
   if (path.length === 2 && section === "mcpServers") return Object.keys(serverFields);
   if (section === "mcpServers" && rest[0] === "tools") return ["allow", "deny"];
   if (path.length === 2 && section === "providers") return Object.keys(providerSchema.shape);

@@ -46,6 +46,7 @@ export interface ResolvedGatewaySettings {
   maxIterations: number;
   toolTimeoutMs: number;
   chatTool: boolean;
+  retries: { attempts: number; initialDelayMs: number; maxDelayMs: number; budgetMs: number };
   sampling?: { model: string } | undefined;
 }
 
@@ -66,4 +67,5 @@ export const DEFAULTS = {
   port: 4000,
   maxIterations: 10,
   toolTimeoutMs: 60_000,
+  retries: { attempts: 3, initialDelayMs: 250, maxDelayMs: 4_000, budgetMs: 30_000 },
 } as const;

@@ -3,6 +3,7 @@ import type { GatewayConfig } from "../../core/config/index.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { ProviderEntry } from "../routing/providers.ts";
 import type { HiddenStepsKeeper } from "../state/hidden-steps.ts";
+import type { RetryPolicy } from "../routing/retry-policy.ts";
 
 /** The gateway's tools, narrowed per request. */
 export interface GatewayTools {
@@ -19,6 +20,8 @@ export interface ChatDeps {
   tools: GatewayTools;
   hiddenSteps: HiddenStepsKeeper;
   logger: Logger;
+  /** Retries of upstream calls (default: DEFAULT_RETRY_POLICY). */
+  retryPolicy?: RetryPolicy;
   /** Interval of SSE comment heartbeats while tools run. */
   heartbeatMs?: number;
 }

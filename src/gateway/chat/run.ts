@@ -1,5 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { runAgentLoop, type LoopEvent, type LoopOutcome } from "../../loop/index.ts";
+import { resilientModel } from "../routing/resilient-model.ts";
+import { DEFAULT_RETRY_POLICY } from "../routing/retry-policy.ts";
 import type { ChatDeps } from "./context.ts";
 import type { PreparedChat } from "./prepare.ts";
 
@@ -13,9 +15,16 @@ export function newResponseMeta(): ResponseMeta {
 }
 
 export function startLoop(prepared: PreparedChat, deps: ChatDeps, stream: boolean, signal: AbortSignal): AsyncGenerator<LoopEvent, LoopOutcome> {
+  const schemaTarget = prepared.model.provider.schemaTarget;
   return runAgentLoop({
-    model: prepared.model.provider.adapter!,
-    schemaTarget: prepared.model.provider.schemaTarget,
+    model: resilientModel({
+      candidates: prepared.model.candidates,
+      tools: prepared.tools,
+      schemaTarget,
+      policy: deps.retryPolicy ?? DEFAULT_RETRY_POLICY,
+      logger: deps.logger,
+    }),
+    schemaTarget,
     request: prepared.request,
     tools: prepared.tools,
     stream,

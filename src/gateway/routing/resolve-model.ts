@@ -1,21 +1,44 @@
 /**
- * A requested model name -> the provider, the provider's model id and the alias settings.
- * Names are `provider/model` (split at the first slash: model ids may hold slashes) or an
- * alias from `models`.
+ * A requested model name -> the providers to try, in order: the model itself, then the alias's
+ * fallbacks. Names are `provider/model` (split at the first slash: model ids may hold slashes)
+ * or an alias from `models`. Unavailable providers (key not set) are skipped; only when none is
+ * left is the request refused, naming what to set.
  */
 import { GatewayError } from "../../core/index.ts";
 import type { ModelAliasConfig } from "../../core/config/index.ts";
+import type { ModelAdapter } from "../../adapters/types.ts";
 import type { ProviderEntry } from "./providers.ts";
+
+export interface ModelCandidate {
+  provider: ProviderEntry & { adapter: ModelAdapter };
+  /** The model id sent to that provider. */
+  modelId: string;
+}
 
 export interface ResolvedModel {
   /** The name the client asked for (echoed in responses). */
   requested: string;
-  provider: ProviderEntry;
-  /** The model id sent to the provider. */
+  /** The first candidate: whose schema dialect the tools are normalized to first. */
+  provider: ModelCandidate["provider"];
   modelId: string;
   alias?: ModelAliasConfig;
-  /** `provider/model` fallbacks to try in order (used by the retry layer). */
-  fallbacks: string[];
+  /** Every available provider to try, in order (the primary first). */
+  candidates: ModelCandidate[];
+}
+
+function splitRef(ref: string, providers: ReadonlyMap<string, ProviderEntry>): { provider: ProviderEntry; modelId: string } | undefined {
+  const slash = ref.indexOf("/");
+  const provider = slash > 0 ? providers.get(ref.slice(0, slash)) : undefined;
+  return provider ? { provider, modelId: ref.slice(slash + 1) } : undefined;
+}
+
+function notFound(name: string, providers: ReadonlyMap<string, ProviderEntry>, aliases: Readonly<Record<string, ModelAliasConfig>>): GatewayError {
+  const known = [...Object.keys(aliases), ...[...providers.keys()].map((p) => `${p}/…`)].join(", ");
+  return GatewayError.notFound(
+    `The model "${name}" does not exist: use "provider/model" with a configured provider, or an alias (${known || "none configured"})`,
+    "model_not_found",
+    "model",
+  );
 }
 
 export function resolveModel(
@@ -24,31 +47,20 @@ export function resolveModel(
   aliases: Readonly<Record<string, ModelAliasConfig>>,
 ): ResolvedModel {
   const alias = Object.hasOwn(aliases, name) ? aliases[name] : undefined;
-  const target = alias?.model ?? name;
-  const slash = target.indexOf("/");
-  const provider = slash > 0 ? providers.get(target.slice(0, slash)) : undefined;
-  if (!provider) {
-    const known = [...Object.keys(aliases), ...[...providers.keys()].map((p) => `${p}/…`)].join(", ");
-    throw GatewayError.notFound(
-      `The model "${name}" does not exist: use "provider/model" with a configured provider, or an alias (${known || "none configured"})`,
-      "model_not_found",
-      "model",
-    );
-  }
-  if (provider.unavailable || !provider.adapter) {
-    throw new GatewayError(provider.unavailable ?? `provider "${provider.name}" is unavailable`, {
+  const refs = alias ? [alias.model, ...(alias.fallbacks ?? [])] : [name];
+  const resolved = refs.map((ref) => splitRef(ref, providers));
+  if (!resolved[0]) throw notFound(name, providers, aliases);
+  const candidates = resolved.filter((c): c is ModelCandidate => c !== undefined && c.provider.adapter !== undefined && !c.provider.unavailable);
+  const first = candidates[0];
+  if (!first) {
+    const reasons = resolved.flatMap((c) => (c?.provider.unavailable ? [c.provider.unavailable] : []));
+    throw new GatewayError(reasons.join("; ") || `no provider is available for "${name}"`, {
       status: 503,
       type: "api_error",
       code: "provider_unavailable",
       param: "model",
-      provider: provider.name,
+      provider: resolved[0].provider.name,
     });
   }
-  return {
-    requested: name,
-    provider,
-    modelId: target.slice(slash + 1),
-    ...(alias ? { alias } : {}),
-    fallbacks: alias?.fallbacks ?? [],
-  };
+  return { requested: name, provider: first.provider, modelId: first.modelId, ...(alias ? { alias } : {}), candidates };
 }
