@@ -16,7 +16,7 @@ export async function checkCommand(args: CliArgs): Promise<number> {
     await pool.start();
     const rows = pool.states().map((s) => {
       if (s.status === "failed") failures++;
-      return [s.name, s.transport, s.status, String(s.toolCount), s.startupMs === undefined ? "" : String(s.startupMs), (s.error ?? "").split("\n")[0]!];
+      return [s.name, s.transport, s.status, String(s.toolCount), s.startupMs === undefined ? "" : String(s.startupMs), oneLine(s.error ?? "")];
     });
     process.stdout.write(`${renderTable(["server", "transport", "status", "tools", "startup ms", "error"], rows)}\n\n`);
   } finally {
@@ -36,4 +36,10 @@ export async function checkCommand(args: CliArgs): Promise<number> {
   );
   if (providerRows.length > 0) process.stdout.write(`${renderTable(["provider", "type", "quirks", "status", "ms", "error"], providerRows)}\n`);
   return failures > 0 ? 1 : 0;
+}
+
+/** A multi-line error (message, then the server's stderr tail) on one table row. */
+function oneLine(text: string, max = 240): string {
+  const flat = text.split("\n").map((l) => l.trim()).filter((l) => l !== "").join(" | ");
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }

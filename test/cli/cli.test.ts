@@ -1,0 +1,184 @@
+/**
+ * The command line as a user runs it: `node bin/mcp-gateway.js <command>` in a child process
+ * against real MCP servers.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { npmServer } from "../helpers/gateway-harness.ts";
+import { sendJson, startFakeUpstream } from "../helpers/fake-upstream.ts";
+import { geminiSchemaErrors } from "../helpers/gemini-schema-rules.ts";
+import { openaiStrictErrors } from "../helpers/openai-strict-rules.ts";
+
+const root = join(fileURLToPath(new URL(".", import.meta.url)), "..", "..");
+const bin = join(root, "bin", "mcp-gateway.js");
+const children: ChildProcess[] = [];
+
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+});
+
+function writeConfig(config: object): string {
+  const file = join(mkdtempSync(join(tmpdir(), "mcpgw-cli-")), "mcp.config.json");
+  writeFileSync(file, JSON.stringify(config));
+  return file;
+}
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [bin, ...args], { cwd: root, env: { ...process.env, LOG_LEVEL: "info", ...env } });
+    children.push(child);
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const everythingOnly = () => writeConfig({ mcpServers: { everything: npmServer("server-everything") } });
+
+describe("mcp-gateway tools", () => {
+  it("prints the tools as OpenAI receives them", async () => {
+    const { code, stdout } = await run(["tools", "--config", everythingOnly()]);
+    expect(code).toBe(0);
+    const tools = JSON.parse(stdout) as { type: string; function: { name: string; parameters: unknown } }[];
+    expect(tools.map((t) => t.function.name)).toContain("everything__echo");
+    expect(tools.every((t) => t.type === "function")).toBe(true);
+  });
+
+  it("prints Gemini-subset and strict schemas that pass those providers' rules, with warnings on stderr", async () => {
+    const config = everythingOnly();
+    const gemini = await run(["tools", "--config", config, "--format", "gemini"]);
+    const geminiTools = JSON.parse(gemini.stdout) as { function: { name: string; parameters: unknown } }[];
+    for (const tool of geminiTools) expect(geminiSchemaErrors(tool.function.parameters), tool.function.name).toEqual([]);
+    expect(gemini.stderr).toMatch(/warning: everything__/);
+
+    const strict = await run(["tools", "--config", config, "--format", "openai-strict"]);
+    const strictTools = JSON.parse(strict.stdout) as { function: { name: string; strict?: boolean; parameters: unknown } }[];
+    for (const tool of strictTools.filter((t) => t.function.strict)) expect(openaiStrictErrors(tool.function.parameters), tool.function.name).toEqual([]);
+  });
+
+  it("prints Anthropic tools with input_schema", async () => {
+    const { stdout } = await run(["tools", "--config", everythingOnly(), "--format", "anthropic"]);
+    const tools = JSON.parse(stdout) as { name: string; input_schema: { type: string } }[];
+    expect(tools.find((t) => t.name === "everything__echo")?.input_schema.type).toBe("object");
+  });
+
+  it("refuses an unknown format", async () => {
+    const { code, stderr } = await run(["tools", "--config", everythingOnly(), "--format", "cobol"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("--format");
+  });
+});
+
+describe("mcp-gateway check", () => {
+  it("prints a table and exits non-zero when a server fails", async () => {
+    const config = writeConfig({
+      mcpServers: {
+        everything: npmServer("server-everything"),
+        broken: { command: process.execPath, args: ["-e", "console.error('missing FOO_TOKEN'); process.exit(3)"] },
+      },
+    });
+    const { code, stdout } = await run(["check", "--config", config]);
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/everything\s+stdio\s+ready\s+\d+/);
+    expect(stdout).toMatch(/broken\s+stdio\s+failed/);
+    expect(stdout).toContain("missing FOO_TOKEN");
+  });
+
+  it("exits 0 when everything is reachable, and shows each provider's quirk preset", async () => {
+    const models = await startFakeUpstream((_req, res) => sendJson(res, 200, { object: "list", data: [] }));
+    try {
+      const config = writeConfig({
+        mcpServers: { everything: npmServer("server-everything") },
+        providers: { local: { type: "openai", baseURL: `${models.url}/v1`, quirks: "ollama" } },
+      });
+      const { code, stdout } = await run(["check", "--config", config]);
+      expect(code).toBe(0);
+      expect(stdout).toMatch(/local\s+openai\s+ollama\s+ok/);
+      expect(models.requests[0]!.path).toBe("/v1/models");
+    } finally {
+      await models.close();
+    }
+  });
+
+  it("reports a provider whose key variable is unset", async () => {
+    const config = writeConfig({ mcpServers: {}, providers: { openai: { type: "openai", apiKey: "${MCPGW_TEST_UNSET_KEY}" } } });
+    const { code, stdout } = await run(["check", "--config", config]);
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/openai\s+openai\s+openai\s+unavailable\s+set MCPGW_TEST_UNSET_KEY/);
+  });
+
+  it("reports config errors with the JSON path and exit code 2", async () => {
+    const config = writeConfig({ mcpServers: { a: { comand: "x" } } });
+    const { code, stderr } = await run(["check", "--config", config]);
+    expect(code).toBe(2);
+    expect(stderr).toContain('mcpServers.a.comand: unknown key "comand" (did you mean "command"?)');
+  });
+});
+
+describe("mcp-gateway serve", () => {
+  it("serves, and on SIGTERM finishes, closes every MCP server and exits 0", async () => {
+    const config = writeConfig({ mcpServers: { everything: npmServer("server-everything") }, gateway: { port: 0 } });
+    const child = spawn(process.execPath, [bin, "serve", "--config", config], { cwd: root, env: { ...process.env, LOG_LEVEL: "info" } });
+    children.push(child);
+    let stderr = "";
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr.on("data", (d) => {
+        stderr += d;
+        const match = /listening on (http:\/\/[^"\s]+)/.exec(stderr);
+        if (match) resolve(match[1]!);
+      });
+      child.on("exit", () => reject(new Error(`exited early: ${stderr}`)));
+    });
+    const health = (await (await fetch(`${url}/health`)).json()) as { servers: { name: string; status: string }[] };
+    expect(health.servers).toEqual([expect.objectContaining({ name: "everything", status: "ready" })]);
+    const serverPids = childPids(child.pid!);
+    expect(serverPids.length).toBeGreaterThan(0);
+    const exit = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    child.kill("SIGTERM");
+    expect(await exit).toBe(0);
+    for (const pid of serverPids) expect(alive(pid), `MCP server pid ${pid} still alive`).toBe(false);
+  });
+
+  it("refuses a non-loopback host without API keys", async () => {
+    const config = writeConfig({ mcpServers: {} });
+    const { code, stderr } = await run(["serve", "--config", config, "--host", "0.0.0.0", "--port", "0"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("--allow-unauthenticated");
+  });
+});
+
+/** Direct children of a process (Linux /proc). */
+function childPids(pid: number): number[] {
+  return readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        const stat = readFileSync(`/proc/${d}/stat`, "utf8");
+        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
