@@ -6,13 +6,19 @@
 import type { ServerConfig } from "../core/config/index.ts";
 import type { Logger } from "../core/logger.ts";
 import type { ToolSet } from "../core/index.ts";
+import type { Backoff } from "./client/backoff.ts";
 import { McpConnection, type ConnectionOptions, type ServerState } from "./client/connection.ts";
 import { buildToolNameMap, emptyPrefixCollisions, type ToolNameCollision } from "./names.ts";
 import { compileToolFilter } from "./registry/tool-filter.ts";
 import { ToolRegistry, type RegisteredTool, type ToolCaller } from "./registry/registry.ts";
 
-export interface PoolOptions extends Omit<ConnectionOptions, "onToolsChanged"> {
+export interface PoolOptions extends Omit<ConnectionOptions, "onToolsChanged" | "backoff"> {
   logger: Logger;
+  /**
+   * Makes each server's retry backoff. A factory, not an instance: one Backoff shared by every
+   * connection let one failing server lengthen (or reset) the retry delays of the others.
+   */
+  backoff?: () => Backoff;
 }
 
 export class McpPool {
@@ -27,8 +33,12 @@ export class McpPool {
     readonly servers: readonly ServerConfig[],
     private readonly options: PoolOptions,
   ) {
+    const { backoff, ...connectionOptions } = options;
     for (const server of servers) {
-      this.connections.set(server.name, new McpConnection(server, { ...options, onToolsChanged: () => this.rebuild() }));
+      this.connections.set(
+        server.name,
+        new McpConnection(server, { ...connectionOptions, ...(backoff ? { backoff: backoff() } : {}), onToolsChanged: () => this.rebuild() }),
+      );
     }
     this.caller = (server, tool, args, context) => {
       const connection = this.connections.get(server);

@@ -1,12 +1,14 @@
 import OpenAI from "openai";
 import type { ChatRequest, ChatResult, StreamEvent } from "../../core/index.ts";
+import { PRESETS } from "../quirks/presets.ts";
+import type { QuirkSwitches } from "../quirks/types.ts";
 import type { AdapterOptions, ModelAdapter } from "../types.ts";
 import { CallControl } from "./call-control.ts";
+import { normalizeErrorBody } from "./error-body.ts";
 import { toGatewayErrorFromOpenAI } from "./errors.ts";
-import { fromChatCompletion } from "./from-response.ts";
+import { Exchange } from "./exchange.ts";
 import type { ReasoningField } from "./reasoning.ts";
-import { translateStream } from "./stream.ts";
-import { toChatCompletionParams, toStreamingParams, type RequestOptions } from "./to-request.ts";
+import type { RequestOptions } from "./to-request.ts";
 import type { WireChunk } from "./wire-types.ts";
 
 /** Per-provider wire choices: the seam the quirk presets fill in. Defaults suit api.openai.com. */
@@ -15,14 +17,31 @@ export interface OpenAIChatWireOptions {
   maxTokensField?: "max_tokens" | "max_completion_tokens";
   /** Send this provider's own reasoning back in this assistant-message field (off by default). */
   reasoningField?: ReasoningField;
+  /**
+   * The provider's quirk switches, usually `resolveQuirks(config.quirks).switches`
+   * (src/adapters/quirks). The `openai` preset when absent. `maxTokensField` above, when given,
+   * wins over the switch of the same name.
+   */
+  quirks?: QuirkSwitches;
 }
 
 const DEFAULT_BASE_URL = "https://api.openai.com/v1";
 /** The SDK's default request timeout, also used as the stream idle limit when none is configured. */
 const DEFAULT_TIMEOUT_MS = 600_000;
 
+/**
+ * The SDK keeps an error body only when it has an `error` key; Mistral, vLLM and Gemini's
+ * compatible endpoint send other shapes, whose message would be lost. They are put in that
+ * shape first (see error-body.ts).
+ */
+class Client extends OpenAI {
+  protected override makeStatusError(status: number, error: object, message: string | undefined, headers: Headers) {
+    return super.makeStatusError(status, normalizeErrorBody(error), message, headers);
+  }
+}
+
 function createClient(options: AdapterOptions): OpenAI {
-  return new OpenAI({
+  return new Client({
     baseURL: options.baseURL ?? DEFAULT_BASE_URL,
     // Local servers need no key, but the SDK refuses to start without one.
     apiKey: options.apiKey || "not-needed",
@@ -45,20 +64,21 @@ export function createOpenAIChatAdapter(options: AdapterOptions, wire: OpenAICha
   const client = createClient(options);
   const provider = options.id;
   const idleMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const quirks = wire.quirks ?? PRESETS.openai;
   const requestOptions: RequestOptions = {
-    ...(wire.maxTokensField === undefined ? {} : { maxTokensField: wire.maxTokensField }),
+    maxTokensField: wire.maxTokensField ?? quirks.maxTokensField,
     ...(wire.reasoningField === undefined ? {} : { echoReasoning: { field: wire.reasoningField, origin: provider } }),
   };
+  const exchange = (request: ChatRequest) => new Exchange(request, { provider, quirks, requestOptions });
 
   async function complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatResult> {
     const control = new CallControl(signal, idleMs);
+    const call = exchange(request);
     try {
-      const body = await client.chat.completions.create(toChatCompletionParams(request, requestOptions), {
-        signal: control.signal,
-      });
-      return fromChatCompletion(body, { provider, model: request.model });
+      const body: unknown = await client.chat.completions.create(call.body, { signal: control.signal });
+      return call.fromCompletion(body);
     } catch (error) {
-      throw toGatewayErrorFromOpenAI(error, provider, control);
+      throw call.error(toGatewayErrorFromOpenAI(error, provider, control));
     } finally {
       control.dispose();
     }
@@ -66,14 +86,13 @@ export function createOpenAIChatAdapter(options: AdapterOptions, wire: OpenAICha
 
   async function* stream(request: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
     const control = new CallControl(signal, idleMs);
+    const call = exchange(request);
     try {
-      const chunks = await client.chat.completions.create(toStreamingParams(request, requestOptions), {
-        signal: control.signal,
-      });
+      const chunks = await client.chat.completions.create(call.streamingBody, { signal: control.signal });
       control.touch();
-      yield* translateStream(watch(chunks, control), { provider, model: request.model });
+      yield* call.fromStream(watch(chunks, control));
     } catch (error) {
-      throw toGatewayErrorFromOpenAI(error, provider, control);
+      throw call.error(toGatewayErrorFromOpenAI(error, provider, control));
     } finally {
       control.dispose();
     }

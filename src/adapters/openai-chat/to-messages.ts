@@ -72,7 +72,7 @@ function toAssistantMessage(message: AssistantMessage, options: MessageOptions):
 }
 
 /** The readable reasoning text this provider produced for the message. */
-function ownReasoning(message: AssistantMessage, origin: string): string {
+export function ownReasoning(message: AssistantMessage, origin: string): string {
   return message.content
     .filter((block): block is ReasoningBlock => block.type === "reasoning")
     .filter((block) => !block.redacted && block.providerData?.origin === origin)

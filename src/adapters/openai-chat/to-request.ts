@@ -88,8 +88,12 @@ export function toChatCompletionParams(request: ChatRequest, options: RequestOpt
   };
 }
 
-/** The streamed body: usage is requested so the last chunk carries token counts. */
-export function toStreamingParams(request: ChatRequest, options: RequestOptions = {}): ChatCompletionCreateParamsStreaming {
-  const body = toChatCompletionParams(request, options);
+/** A non-streamed body made streamed: usage is requested so the last chunk carries token counts. */
+export function withStreaming(body: ChatCompletionCreateParamsNonStreaming): ChatCompletionCreateParamsStreaming {
   return { ...body, stream: true, stream_options: { ...body.stream_options, include_usage: true } };
+}
+
+/** The streamed body for a neutral request. */
+export function toStreamingParams(request: ChatRequest, options: RequestOptions = {}): ChatCompletionCreateParamsStreaming {
+  return withStreaming(toChatCompletionParams(request, options));
 }

@@ -71,6 +71,16 @@ export const gatewaySchema = z.strictObject({
   apiKeys: z.array(z.string()).optional(),
   maxIterations: z.number().int().positive().optional(),
   toolTimeoutMs: z.number().int().positive().optional(),
+  /** Request body size limit in bytes (413 beyond). */
+  maxBodyBytes: z.number().int().positive().optional(),
+  /** Requests handled at once; more are refused with 429 and retry-after. */
+  maxConcurrentRequests: z.number().int().positive().optional(),
+  /** Messages per chat request. */
+  maxMessages: z.number().int().positive().optional(),
+  maxJsonDepth: z.number().int().positive().optional(),
+  maxArrayLength: z.number().int().positive().optional(),
+  /** Deadline of one chat request, all turns and tool calls included. */
+  requestTimeoutMs: z.number().int().positive().optional(),
   /** Retries of failed upstream calls (before anything was streamed), per provider. */
   retries: z
     .strictObject({
@@ -83,6 +93,10 @@ export const gatewaySchema = z.strictObject({
   /** The `chat` agent tool on the MCP surface. */
   chatTool: z.boolean().optional(),
   sampling: z.strictObject({ model: z.string() }).optional(),
+  /** Extra Host header values accepted on /mcp (loopback is always accepted; "*" accepts any). */
+  allowedHosts: z.array(z.string().min(1)).optional(),
+  /** Extra Origin header values accepted on /mcp (loopback origins always are; "*" accepts any). */
+  allowedOrigins: z.array(z.string().min(1)).optional(),
 });
 
 export const configSchema = z.strictObject({

@@ -47,7 +47,17 @@ export interface ResolvedGatewaySettings {
   toolTimeoutMs: number;
   chatTool: boolean;
   retries: { attempts: number; initialDelayMs: number; maxDelayMs: number; budgetMs: number };
+  maxBodyBytes: number;
+  maxConcurrentRequests: number;
+  maxMessages: number;
+  maxJsonDepth: number;
+  maxArrayLength: number;
+  requestTimeoutMs: number;
   sampling?: { model: string } | undefined;
+  /** Host header values /mcp accepts besides loopback (DNS-rebinding protection). */
+  allowedHosts: string[];
+  /** Origin header values /mcp accepts besides loopback origins. */
+  allowedOrigins: string[];
 }
 
 export interface GatewayConfig {
@@ -68,4 +78,10 @@ export const DEFAULTS = {
   maxIterations: 10,
   toolTimeoutMs: 60_000,
   retries: { attempts: 3, initialDelayMs: 250, maxDelayMs: 4_000, budgetMs: 30_000 },
+  maxBodyBytes: 10 * 1024 * 1024,
+  maxConcurrentRequests: 512,
+  maxMessages: 2_000,
+  maxJsonDepth: 64,
+  maxArrayLength: 10_000,
+  requestTimeoutMs: 600_000,
 } as const;

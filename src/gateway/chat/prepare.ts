@@ -59,6 +59,10 @@ function withAliasDefaults(request: ChatRequest, model: ResolvedModel): ChatRequ
 
 export async function prepareChat(json: unknown, serversHeader: string | undefined, deps: ChatDeps): Promise<PreparedChat> {
   const body = validateBody(json);
+  const maxMessages = deps.config.gateway.maxMessages;
+  if (body.messages.length > maxMessages) {
+    throw GatewayError.invalidRequest(`Invalid request: messages: at most ${maxMessages} messages are accepted, got ${body.messages.length}`, "messages", "too_many_messages");
+  }
   const model = resolveModel(body.model, deps.providers, deps.config.models);
   const servers = selectServers(serversHeader, model, deps.tools.serverNames());
   const neutral = toNeutralRequest(body);

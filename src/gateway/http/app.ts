@@ -8,6 +8,7 @@ import { GatewayError } from "../../core/index.ts";
 import type { ChatDeps } from "../chat/context.ts";
 import { bearerAuth } from "./auth.ts";
 import { errorResponse } from "./errors.ts";
+import { concurrencyCap } from "./limits.ts";
 import { requestIdFrom } from "./request-id.ts";
 import { chatCompletionsHandler } from "./routes/chat-completions.ts";
 import { modelsHandler } from "./routes/models.ts";
@@ -22,7 +23,6 @@ export interface AppDeps extends ChatDeps {
   health(): HealthReport;
   /** Extra routes mounted by the caller (the MCP endpoint). */
   mount?: (app: Hono) => void;
-  maxBodyBytes?: number;
 }
 
 const requestId: MiddlewareHandler = async (c, next) => {
@@ -35,14 +35,14 @@ const requestId: MiddlewareHandler = async (c, next) => {
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
   app.use(requestId);
-  const limit = deps.maxBodyBytes ?? 10 * 1024 * 1024;
+  const limit = deps.config.gateway.maxBodyBytes;
   const auth = bearerAuth(deps.config.gateway.apiKeys);
   const bodyCap = bodyLimit({
     maxSize: limit,
     onError: (c) =>
       errorResponse(c, new GatewayError(`The request body is larger than ${limit} bytes`, { status: 413, type: "invalid_request_error", code: "request_too_large" })),
   });
-  app.use("/v1/*", auth, bodyCap);
+  app.use("/v1/*", auth, concurrencyCap(deps.config.gateway.maxConcurrentRequests), bodyCap);
   app.post("/v1/chat/completions", chatCompletionsHandler(deps));
   app.get("/v1/models", modelsHandler(deps.config));
   app.get("/health", (c) => {

@@ -8,6 +8,7 @@ import {
   CallToolResultSchema,
   ToolListChangedNotificationSchema,
   type CallToolResult,
+  type JSONRPCMessage,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerConfig } from "../../core/config/index.ts";
@@ -27,6 +28,8 @@ export interface ServerState {
   startupMs?: number;
   error?: string;
   restarts: number;
+  /** Connection attempts made so far (the first start included); grows while a server keeps failing. */
+  attempts: number;
   /** When the next reconnect attempt is due (epoch ms), while failed. */
   retryAt?: number;
 }
@@ -51,6 +54,8 @@ export interface CallOptions {
 
 /** A connection stays up this long before a later crash counts as a fresh failure. */
 const STABLE_AFTER_MS = 10_000;
+/** How long close() waits for a killed child to be gone. */
+const CLOSE_WAIT_MS = 3_000;
 
 export class McpConnection {
   private client: Client | undefined;
@@ -63,6 +68,13 @@ export class McpConnection {
   private retryTimer: NodeJS.Timeout | undefined;
   private connectedAt = 0;
   private closed = false;
+  /** Progress handlers of calls in flight, by the progress token this connection gave them. */
+  private readonly progressHandlers = new Map<string, (progress: ToolProgress) => void>();
+  private progressTokens = 0;
+  /** The client of a start in progress (close() must be able to end it). */
+  private startingClient: Client | undefined;
+  /** Resolves when a client's transport has closed (for stdio: the child has exited). */
+  private readonly transportClosed = new WeakMap<Client, Promise<void>>();
 
   constructor(
     readonly config: ServerConfig,
@@ -75,6 +87,7 @@ export class McpConnection {
       status: config.disabled ? "disabled" : "starting",
       toolCount: 0,
       restarts: 0,
+      attempts: 0,
     };
   }
 
@@ -106,47 +119,89 @@ export class McpConnection {
 
   private async connect(): Promise<void> {
     const started = Date.now();
-    this.setState({ status: "starting" });
+    this.setState({ status: "starting", attempts: this.state.attempts + 1 });
     const client = new Client(this.options.clientInfo ?? { name: "mcp-gateway", version: "0.1.0" }, { capabilities: {} });
     this.options.configureClient?.(client, this.config);
+    // Set before connecting (Protocol reads `onclose` when the transport closes): it tells
+    // close() when the child is really gone, and reports crashes of a ready server.
+    this.transportClosed.set(
+      client,
+      new Promise<void>((resolve) => {
+        client.onclose = () => {
+          resolve();
+          this.onUnexpectedClose(client);
+        };
+      }),
+    );
+    this.startingClient = client;
     try {
-      const opened = await connectClient(client, this.config, this.options.startupTimeoutMs ?? 30_000);
-      this.watchStderr(opened);
+      const opened = await connectClient(client, this.config, this.options.startupTimeoutMs ?? 30_000, {
+        onStderr: (text) => this.onStderr(text),
+        onMessage: (message) => this.routeProgress(message),
+      });
       if (this.closed) {
-        await client.close().catch(() => undefined);
+        await this.closeClient(client);
         return;
       }
       this.client = client;
       this.opened = opened;
-      client.onclose = () => this.onUnexpectedClose(client);
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refreshTools());
       this.toolList = await this.listAllTools(client);
       this.connectedAt = Date.now();
       this.setState({ status: "ready", transport: opened.kind, startupMs: Date.now() - started, error: undefined, retryAt: undefined });
       this.options.logger.info({ server: this.name, tools: this.toolList.length, ms: this.state.startupMs }, "mcp server ready");
     } catch (error) {
+      // Forget the half-connected client, so that closing it is not taken for a crash of a
+      // ready server (which would count a restart and schedule a second retry).
+      if (this.client === client) {
+        this.client = undefined;
+        this.opened = undefined;
+      }
       await client.close().catch(() => undefined);
       this.fail(error);
+    } finally {
+      this.startingClient = undefined;
     }
     this.options.onToolsChanged?.();
   }
 
-  private watchStderr(opened: OpenedTransport): void {
-    opened.stderr?.on("data", (chunk: Buffer | string) => {
-      const text = chunk.toString();
-      this.stderr.push(text);
-      this.options.logger.debug({ server: this.name, stderr: text.trimEnd() }, "mcp server stderr");
+  private onStderr(text: string): void {
+    this.stderr.push(text);
+    this.options.logger.debug({ server: this.name, stderr: text.trimEnd() }, "mcp server stderr");
+  }
+
+  /**
+   * Delivers notifications/progress for our calls. Called synchronously for each incoming
+   * message, in order: the SDK's own progress routing runs its handlers a microtask later and
+   * drops the handler as soon as the response arrives, so a progress notification that arrives
+   * in the same chunk as the response (typically the last one, "n of n") was lost.
+   */
+  private routeProgress(message: JSONRPCMessage): void {
+    if (!("method" in message) || message.method !== "notifications/progress" || "id" in message) return;
+    const params = message.params as { progressToken?: unknown; progress?: unknown; total?: unknown; message?: unknown } | undefined;
+    const handler = this.progressHandlers.get(String(params?.progressToken));
+    if (!handler || typeof params?.progress !== "number") return;
+    handler({
+      progress: params.progress,
+      ...(typeof params.total === "number" ? { total: params.total } : {}),
+      ...(typeof params.message === "string" ? { message: params.message } : {}),
     });
   }
 
   private async listAllTools(client: Client): Promise<Tool[]> {
     const tools: Tool[] = [];
     let cursor: string | undefined;
+    let pages = 0;
     do {
       const page = await client.listTools(cursor === undefined ? {} : { cursor });
       tools.push(...page.tools);
       cursor = page.nextCursor;
+      pages++;
     } while (cursor);
+    // The SDK client caches per-tool metadata (output-schema validators, task support) from
+    // each listTools page, replacing what the previous page cached: with pagination only the
+    // last page's tools would get their structuredContent validated. Cache the whole list.
+    if (pages > 1) (client as unknown as { cacheToolMetadata?: (tools: Tool[]) => void }).cacheToolMetadata?.(tools);
     return tools;
   }
 
@@ -164,21 +219,24 @@ export class McpConnection {
   }
 
   private onUnexpectedClose(client: Client): void {
-    if (this.closed || client !== this.client) return;
+    // While connecting, a close is a failed attempt that connect() itself reports.
+    if (this.closed || client !== this.client || this.state.status !== "ready") return;
     this.client = undefined;
     this.opened = undefined;
     // A server that ran for a while before dying is restarted promptly; one that dies right
     // after starting keeps climbing the backoff.
     if (Date.now() - this.connectedAt > STABLE_AFTER_MS) this.backoff.reset();
     this.setState({ restarts: this.state.restarts + 1 });
-    this.fail(new Error("the server closed the connection (exited or crashed)"));
-    this.options.onToolsChanged?.();
+    // Its tools stay listed until the restart attempt has succeeded or failed: the next call
+    // to one of them restarts the server at once (awaitReadiness) and works. Dropping them here
+    // made that next call fail with "no tool named ..." until the background restart was done.
+    this.fail(new Error("the server closed the connection (exited or crashed)"), { keepTools: true });
   }
 
-  private fail(error: unknown): void {
+  private fail(error: unknown, { keepTools = false } = {}): void {
     const tail = this.stderr.tail();
     const message = `${error instanceof Error ? error.message : String(error)}${tail ? `\n${tail}` : ""}`;
-    this.toolList = [];
+    if (!keepTools) this.toolList = [];
     const delay = this.backoff.next();
     this.setState({ status: "failed", error: message, retryAt: Date.now() + delay });
     this.options.logger.warn({ server: this.name, err: message, retryInMs: delay }, "mcp server unavailable");
@@ -202,12 +260,19 @@ export class McpConnection {
     if (!client || this.state.status !== "ready") {
       throw new Error(`MCP server "${this.name}" is not available (${this.state.status}${this.state.error ? `: ${this.state.error.split("\n")[0]}` : ""})`);
     }
-    const result = await client.callTool({ name, arguments: args }, CallToolResultSchema, {
-      ...(options.signal ? { signal: options.signal } : {}),
-      timeout: options.timeoutMs ?? this.config.timeoutMs,
-      ...(options.onProgress ? { onprogress: (p) => options.onProgress!(p), resetTimeoutOnProgress: false } : {}),
-    });
-    return result as CallToolResult;
+    // Progress goes through our own token and routeProgress(), not the SDK's `onprogress`
+    // (which can lose the last notification; see routeProgress).
+    const token = options.onProgress ? `gateway-progress-${++this.progressTokens}` : undefined;
+    if (token) this.progressHandlers.set(token, options.onProgress!);
+    try {
+      const result = await client.callTool({ name, arguments: args, ...(token ? { _meta: { progressToken: token } } : {}) }, CallToolResultSchema, {
+        ...(options.signal ? { signal: options.signal } : {}),
+        timeout: options.timeoutMs ?? this.config.timeoutMs,
+      });
+      return result as CallToolResult;
+    } finally {
+      if (token) this.progressHandlers.delete(token);
+    }
   }
 
   /**
@@ -227,13 +292,32 @@ export class McpConnection {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.retryTimer);
+    // A start in progress is ended, not awaited: a server that never answers initialize would
+    // otherwise hold shutdown up to the start-up timeout (30 s by default).
+    const starting = this.startingClient;
+    if (starting) await this.closeClient(starting);
     if (this.connecting) await this.connecting.catch(() => undefined);
     const client = this.client;
     this.client = undefined;
     this.opened = undefined;
     this.toolList = [];
     this.setState({ status: "closed" });
-    if (client) await client.close().catch(() => undefined);
+    if (client) await this.closeClient(client);
+  }
+
+  /**
+   * Closes a client and waits until its transport has closed. For stdio the SDK ends stdin,
+   * then sends SIGTERM, then SIGKILL, but returns right after sending SIGKILL: without the
+   * wait, close() could resolve while a stubborn child was still alive. Bounded, in case a
+   * grandchild keeps the child's pipes open.
+   */
+  private async closeClient(client: Client): Promise<void> {
+    await client.close().catch(() => undefined);
+    const closed = this.transportClosed.get(client);
+    if (!closed) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([closed, new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)))]);
+    clearTimeout(timer);
   }
 
   /** The stdio child's pid (tests and diagnostics). */

@@ -8,6 +8,7 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { RemoteServerConfig, ServerConfig, StdioServerConfig } from "../../core/config/index.ts";
 
 export interface OpenedTransport {
@@ -32,6 +33,26 @@ export function stdioTransport(config: StdioServerConfig): OpenedTransport {
   return { transport, stderr: transport.stderr as NodeJS.ReadableStream | null, pid: () => transport.pid, kind: "stdio" };
 }
 
+/** Listeners attached to a transport before it starts, so that nothing is missed. */
+export interface TransportHooks {
+  /** Each chunk of a stdio child's stderr, from its very start. */
+  onStderr?: (text: string) => void;
+  /** Every incoming message, synchronously and in order, before the SDK's Protocol handles it. */
+  onMessage?: (message: JSONRPCMessage) => void;
+}
+
+/**
+ * Installs the hooks on a transport that has not started yet. Protocol.connect() keeps an
+ * `onmessage` already set on the transport and calls it first for every message.
+ */
+function hook<T extends Transport>(transport: T, hooks: TransportHooks): T {
+  if (hooks.onMessage) {
+    const onMessage = hooks.onMessage;
+    transport.onmessage = (message) => onMessage(message);
+  }
+  return transport;
+}
+
 function remoteInit(config: RemoteServerConfig): RequestInit {
   return { headers: config.headers };
 }
@@ -40,26 +61,34 @@ function remoteInit(config: RemoteServerConfig): RequestInit {
  * Connects `client` to the server. For `http`, tries Streamable HTTP first and falls back to
  * SSE when the server answers the initialize POST with a 4xx (what legacy servers do).
  */
-export async function connectClient(client: Client, config: ServerConfig, timeoutMs: number): Promise<OpenedTransport> {
+export async function connectClient(client: Client, config: ServerConfig, timeoutMs: number, hooks: TransportHooks = {}): Promise<OpenedTransport> {
   if (config.transport === "stdio") {
     const opened = stdioTransport(config);
+    // Listen to stderr before the child starts: a server that fails at start-up explains why
+    // on stderr, and that output must be in its error (it used to be attached only after a
+    // successful connect, so a failing server's error never had its stderr tail).
+    if (hooks.onStderr) {
+      const onStderr = hooks.onStderr;
+      opened.stderr?.on("data", (chunk: Buffer | string) => onStderr(chunk.toString()));
+    }
+    hook(opened.transport, hooks);
     await client.connect(opened.transport, { timeout: timeoutMs });
     return opened;
   }
   const url = new URL(config.url);
   if (config.transport === "sse") {
-    const transport = new SSEClientTransport(url, { requestInit: remoteInit(config) });
+    const transport = hook(new SSEClientTransport(url, { requestInit: remoteInit(config) }), hooks);
     await client.connect(transport, { timeout: timeoutMs });
     return { transport, kind: "sse" };
   }
-  const transport = new StreamableHTTPClientTransport(url, { requestInit: remoteInit(config) });
+  const transport = hook(new StreamableHTTPClientTransport(url, { requestInit: remoteInit(config) }), hooks);
   try {
     await client.connect(transport, { timeout: timeoutMs });
     return { transport, kind: "http" };
   } catch (error) {
     if (!looksLikeLegacySse(error)) throw error;
     await transport.close().catch(() => undefined);
-    const sse = new SSEClientTransport(url, { requestInit: remoteInit(config) });
+    const sse = hook(new SSEClientTransport(url, { requestInit: remoteInit(config) }), hooks);
     await client.connect(sse, { timeout: timeoutMs });
     return { transport: sse, kind: "sse" };
   }

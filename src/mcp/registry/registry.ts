@@ -84,7 +84,7 @@ export class ToolRegistry implements ToolSet {
     try {
       return toToolResult(call.id, call.name, await this.caller(entry.server, entry.tool.name, call.arguments, context));
     } catch (error) {
-      return errorResult(call.id, call.name, `Error: ${describeCallError(error)}`);
+      return errorResult(call.id, call.name, `Error: ${describeCallError(error, context.signal)}`);
     }
   }
 
@@ -128,8 +128,11 @@ function normalizeAll(tools: RegisteredTool[], target: SchemaTarget): Normalized
   return { definitions, warnings };
 }
 
-function describeCallError(error: unknown): string {
+function describeCallError(error: unknown, signal: AbortSignal | undefined): string {
   const message = error instanceof Error ? error.message : String(error);
+  // Checked first: the SDK rejects an aborted request with the RequestTimeout code too, which
+  // made a cancelled call read "did not answer in time".
+  if (signal?.aborted) return `the call was cancelled (${message})`;
   const code = (error as { code?: unknown }).code;
   // -32001 is the MCP SDK's RequestTimeout.
   if (code === -32001) return `the tool did not answer in time (${message})`;

@@ -5,14 +5,19 @@ import { prepareChat } from "../../chat/prepare.ts";
 import { completeChat } from "../../chat/respond-json.ts";
 import { streamChat } from "../../chat/respond-sse.ts";
 import { errorResponse } from "../errors.ts";
+import { jsonShapeProblem, type JsonLimits } from "../limits.ts";
 
-async function readJson(c: Context): Promise<unknown> {
+async function readJson(c: Context, limits: JsonLimits): Promise<unknown> {
   const text = await c.req.text();
+  let json: unknown;
   try {
-    return JSON.parse(text);
+    json = JSON.parse(text);
   } catch (error) {
     throw GatewayError.invalidRequest(`The body is not valid JSON: ${(error as Error).message}`, undefined, "invalid_json");
   }
+  const problem = jsonShapeProblem(json, limits);
+  if (problem) throw GatewayError.invalidRequest(`Invalid request: ${problem.path || "body"}: ${problem.message}`, problem.path || undefined, "request_too_complex");
+  return json;
 }
 
 export function chatCompletionsHandler(deps: ChatDeps) {
@@ -25,22 +30,32 @@ export function chatCompletionsHandler(deps: ChatDeps) {
     const clientSignal = c.req.raw.signal;
     const onClientGone = () => controller.abort(new GatewayError("the client closed the connection", { status: 499, type: "api_error", code: "client_closed" }));
     clientSignal.addEventListener("abort", onClientGone, { once: true });
+    const limits = deps.config.gateway;
+    // The whole request (every turn and tool call) has a deadline.
+    const deadline = setTimeout(
+      () => controller.abort(new GatewayError(`The request took longer than ${limits.requestTimeoutMs} ms`, { status: 504, type: "timeout_error", code: "request_timeout" })),
+      limits.requestTimeoutMs,
+    );
+    deadline.unref();
     try {
-      const prepared = await prepareChat(await readJson(c), c.req.header("x-mcp-servers"), deps);
+      const prepared = await prepareChat(await readJson(c, limits), c.req.header("x-mcp-servers"), deps);
       const logFields = { model: prepared.model.requested, provider: prepared.model.provider.name, stream: prepared.stream };
       if (prepared.stream) {
         const handle = await streamChat(prepared, deps, controller, { "x-request-id": requestId });
         void handle.finished.then((outcome) => {
+          clearTimeout(deadline);
           clientSignal.removeEventListener("abort", onClientGone);
           log.info({ ...logFields, ms: Math.round(performance.now() - started), stop: outcome?.stopReason ?? "aborted_or_failed", turns: outcome?.turns, usage: outcome?.usage }, "chat completion streamed");
         });
         return handle.response;
       }
       const { completion, outcome } = await completeChat(prepared, deps, controller.signal);
+      clearTimeout(deadline);
       clientSignal.removeEventListener("abort", onClientGone);
       log.info({ ...logFields, ms: Math.round(performance.now() - started), stop: outcome.stopReason, turns: outcome.turns, tools: outcome.tools.length, usage: outcome.usage }, "chat completion");
       return c.json(completion, 200, { "x-mcp-gateway-stop-reason": outcome.stopReason });
     } catch (error) {
+      clearTimeout(deadline);
       clientSignal.removeEventListener("abort", onClientGone);
       const failure = error instanceof GatewayError ? error : undefined;
       if (!failure || failure.status >= 500) log.error({ err: error instanceof Error ? error.message : String(error) }, "chat completion failed");

@@ -1,0 +1,62 @@
+/**
+ * One model call with the provider's quirks applied: the single place where the quirk layer
+ * meets the base translation. Before sending, the body built from the neutral request goes
+ * through the request steps; after receiving, the provider's message or chunks go through the
+ * response steps before the base reads them, and the neutral result gets the provider data the
+ * steps found. Errors pass the same way out.
+ */
+import type {
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionCreateParamsStreaming,
+} from "openai/resources/chat/completions";
+import type { ChatRequest, ChatResult, GatewayError, StreamEvent } from "../../core/index.ts";
+import { applyRequestQuirks, type WireRequest } from "../quirks/request/index.ts";
+import { ResponseQuirks } from "../quirks/response/index.ts";
+import type { QuirkSwitches } from "../quirks/types.ts";
+import { fromChatCompletion, type ResponseContext } from "./from-response.ts";
+import { translateStream } from "./stream.ts";
+import { toChatCompletionParams, withStreaming, type RequestOptions } from "./to-request.ts";
+import type { WireChunk } from "./wire-types.ts";
+
+export interface ExchangeOptions {
+  provider: string;
+  quirks: QuirkSwitches;
+  requestOptions: RequestOptions;
+}
+
+export class Exchange {
+  readonly body: ChatCompletionCreateParamsNonStreaming;
+  private readonly response: ResponseQuirks;
+  private readonly context: ResponseContext;
+
+  constructor(request: ChatRequest, options: ExchangeOptions) {
+    const { provider, quirks } = options;
+    // The SDK's param types have no room for other providers' fields; the steps use a looser
+    // shape of the same JSON, and the SDK sends whatever the object holds.
+    const base = toChatCompletionParams(request, options.requestOptions) as unknown as WireRequest;
+    const prepared = applyRequestQuirks(base, { request, provider, quirks });
+    this.body = prepared.body as unknown as ChatCompletionCreateParamsNonStreaming;
+    this.response = new ResponseQuirks({ provider, quirks, names: prepared.names, toolsOffered: Boolean(prepared.body.tools?.length) });
+    this.context = { provider, model: request.model };
+  }
+
+  get streamingBody(): ChatCompletionCreateParamsStreaming {
+    return withStreaming(this.body);
+  }
+
+  fromCompletion(body: unknown): ChatResult {
+    return this.response.result(fromChatCompletion(this.response.completion(body), this.context));
+  }
+
+  async *fromStream(chunks: AsyncIterable<WireChunk>): AsyncGenerator<StreamEvent> {
+    for await (const event of translateStream(this.quirkedChunks(chunks), this.context)) yield this.response.event(event);
+  }
+
+  error(error: GatewayError): GatewayError {
+    return this.response.error(error);
+  }
+
+  private async *quirkedChunks(chunks: AsyncIterable<WireChunk>): AsyncGenerator<WireChunk> {
+    for await (const chunk of chunks) yield this.response.chunk(chunk);
+  }
+}

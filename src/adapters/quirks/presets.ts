@@ -1,0 +1,62 @@
+/**
+ * Quirk presets as data: one object per provider family. Each starts from the `openai` preset
+ * (what api.openai.com needs) and turns on what that provider needs; see types.ts for what each
+ * switch does and which provider error it avoids.
+ */
+import type { QuirkSwitches } from "./types.ts";
+
+const openai: Readonly<QuirkSwitches> = {
+  stripToolFieldsWithoutTools: true,
+  toolChoice: "send",
+  maxTokensField: "max_tokens",
+  assistantContentString: false,
+  ensureUserMessage: false,
+  toolTypeFunction: false,
+  flattenContent: false,
+  toolCallIds: "as-is",
+  bridgeUserAfterTool: false,
+  functionNames: "as-is",
+  toolSchemas: "as-is",
+  thoughtSignatures: false,
+  replayReasoning: "off",
+  reasoningField: "reasoning_content",
+  replayReasoningExceptModels: [],
+  thinkTags: false,
+  reasoningDetails: false,
+  objectArguments: false,
+  textToolCalls: "off",
+  retryToolUseFailed: false,
+};
+
+/** Local servers: lenient about what they get, loose about what they send back. */
+const local: Readonly<QuirkSwitches> = { ...openai, objectArguments: true, textToolCalls: "hermes" };
+
+export const PRESETS = {
+  openai,
+  zhipu: { ...openai, assistantContentString: true, ensureUserMessage: true, toolTypeFunction: true, flattenContent: true },
+  minimax: { ...openai, thinkTags: true, reasoningDetails: true },
+  deepseek: {
+    ...openai,
+    replayReasoning: "tool-turns",
+    reasoningField: "reasoning_content",
+    replayReasoningExceptModels: ["deepseek-reasoner"],
+  },
+  mistral: { ...openai, toolCallIds: "alnum9", bridgeUserAfterTool: true },
+  gemini: { ...openai, functionNames: "gemini", toolSchemas: "gemini", thoughtSignatures: true, ensureUserMessage: true },
+  ollama: local,
+  vllm: { ...local, toolChoice: "omit-auto" },
+  llamacpp: local,
+  lmstudio: local,
+  groq: { ...openai, retryToolUseFailed: true },
+  // xAI needs only what every provider gets (tool_choice stripped without tools; whole tool
+  // calls in one chunk are read by the base adapter).
+  xai: openai,
+} as const satisfies Record<string, Readonly<QuirkSwitches>>;
+
+export type PresetName = keyof typeof PRESETS;
+
+export const PRESET_NAMES = Object.keys(PRESETS) as PresetName[];
+
+export function isPresetName(name: string): name is PresetName {
+  return Object.hasOwn(PRESETS, name);
+}

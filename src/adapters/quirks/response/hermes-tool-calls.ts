@@ -1,0 +1,108 @@
+/**
+ * Tool calls a model printed as text in the Hermes/Qwen format,
+ * `<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>`: what vLLM,
+ * llama.cpp, Ollama or LM Studio leave in `content` when their tool parser is off or does not
+ * know the model. Streaming-safe: text that might be the start of the tag is held back until the
+ * next delta decides; all other text goes out at once.
+ */
+import { parseToolArguments } from "../../tool-arguments.ts";
+import { partialTagLength } from "./partial-tag.ts";
+
+const OPEN = "<tool_call>";
+const CLOSE = "</tool_call>";
+
+export interface TextToolCall {
+  name: string;
+  /** JSON text of the arguments. */
+  arguments: string;
+}
+
+export interface HermesOutput {
+  text: string;
+  calls: TextToolCall[];
+}
+
+/** The call inside one tag, or undefined when it is not one (then the text stays text). */
+export function parseHermesCall(inner: string): TextToolCall | undefined {
+  // jsonrepair inside: the hermes parsers are known to drop the final "}" (vllm#22885).
+  const parsed = parseToolArguments(inner);
+  const name = parsed.arguments["name"];
+  if (parsed.error !== undefined || typeof name !== "string" || name === "") return undefined;
+  const args = parsed.arguments["arguments"] ?? parsed.arguments["parameters"] ?? {};
+  return { name, arguments: typeof args === "string" ? args : JSON.stringify(args) };
+}
+
+export class HermesToolCallParser {
+  private inCall = false;
+  private buffer = "";
+  /** Right after a call, whitespace (the newline between calls) is dropped, not shown. */
+  private afterCall = false;
+
+  push(chunk: string): HermesOutput {
+    this.buffer += chunk;
+    const out: HermesOutput = { text: "", calls: [] };
+    let progressed = true;
+    while (progressed) progressed = this.inCall ? this.closeCall(out) : this.openCall(out);
+    return out;
+  }
+
+  /** The end of the content: a partial tag is text; an unclosed call still counts if it parses. */
+  end(): HermesOutput {
+    const held = this.buffer;
+    this.buffer = "";
+    const out: HermesOutput = { text: "", calls: [] };
+    if (!this.inCall) this.emit(out, held);
+    else this.finishCall(out, held, "");
+    this.inCall = false;
+    return out;
+  }
+
+  /** Emits text up to an opening tag; true when one was found (the loop goes on inside it). */
+  private openCall(out: HermesOutput): boolean {
+    const open = this.buffer.indexOf(OPEN);
+    if (open === -1) {
+      const keep = partialTagLength(this.buffer, OPEN);
+      this.emit(out, this.buffer.slice(0, this.buffer.length - keep));
+      this.buffer = this.buffer.slice(this.buffer.length - keep);
+      return false;
+    }
+    this.emit(out, this.buffer.slice(0, open));
+    this.buffer = this.buffer.slice(open + OPEN.length);
+    this.inCall = true;
+    return true;
+  }
+
+  /** Waits for the closing tag; true when the call is complete. */
+  private closeCall(out: HermesOutput): boolean {
+    const close = this.buffer.indexOf(CLOSE);
+    if (close === -1) return false;
+    this.finishCall(out, this.buffer.slice(0, close), CLOSE);
+    this.buffer = this.buffer.slice(close + CLOSE.length);
+    this.inCall = false;
+    return true;
+  }
+
+  private finishCall(out: HermesOutput, inner: string, closing: string): void {
+    const call = parseHermesCall(inner);
+    if (call) {
+      out.calls.push(call);
+      this.afterCall = true;
+    } else {
+      this.emit(out, OPEN + inner + closing);
+    }
+  }
+
+  private emit(out: HermesOutput, text: string): void {
+    const shown = this.afterCall ? text.trimStart() : text;
+    if (shown !== "") this.afterCall = false;
+    out.text += shown;
+  }
+}
+
+/** A whole content string at once (non-streamed responses). */
+export function extractHermesToolCalls(content: string): HermesOutput {
+  const parser = new HermesToolCallParser();
+  const first = parser.push(content);
+  const last = parser.end();
+  return { text: first.text + last.text, calls: [...first.calls, ...last.calls] };
+}

@@ -1,0 +1,100 @@
+/**
+ * The quirk steps of one response, in the order they must run: reasoning out of its odd places
+ * first, then tool calls out of the text, then the calls' arguments, names and signatures.
+ * The same steps serve a non-streamed message (one final delta) and a stream (every delta).
+ */
+import type { ChatResult, GatewayError, StreamEvent } from "../../../core/index.ts";
+import type { WireChunk, WireMessageFields } from "../../openai-chat/wire-types.ts";
+import { firstChoice } from "../../openai-chat/wire-types.ts";
+import type { FunctionNameMap } from "../function-names.ts";
+import type { QuirkSwitches } from "../types.ts";
+import { ProviderNotes } from "./provider-notes.ts";
+import { FunctionNamesStep } from "./steps/function-names-step.ts";
+import { ObjectArgumentsStep } from "./steps/object-arguments-step.ts";
+import { ReasoningDetailsStep } from "./steps/reasoning-details-step.ts";
+import { TextToolCallsStep } from "./steps/text-tool-calls-step.ts";
+import { ThinkTagsStep } from "./steps/think-tags-step.ts";
+import { ThoughtSignaturesStep } from "./steps/thought-signatures-step.ts";
+import { retryableToolUseFailed } from "./tool-use-failed.ts";
+import type { DeltaStep, LooseDelta } from "./wire.ts";
+
+export interface ResponseQuirksOptions {
+  provider: string;
+  quirks: QuirkSwitches;
+  /** Names renamed in the request, to map back. */
+  names?: FunctionNameMap | undefined;
+  /** Whether the request offered tools (printed calls count only then). */
+  toolsOffered: boolean;
+}
+
+function buildSteps(options: ResponseQuirksOptions, notes: ProviderNotes): DeltaStep[] {
+  const { quirks, names } = options;
+  const steps: DeltaStep[] = [];
+  if (quirks.reasoningDetails) steps.push(new ReasoningDetailsStep(notes));
+  if (quirks.thinkTags) steps.push(new ThinkTagsStep(notes));
+  if (quirks.textToolCalls === "hermes" && options.toolsOffered) steps.push(new TextToolCallsStep());
+  if (quirks.objectArguments) steps.push(new ObjectArgumentsStep());
+  if (names && names.renamed > 0) steps.push(new FunctionNamesStep(names));
+  if (quirks.thoughtSignatures) steps.push(new ThoughtSignaturesStep(notes));
+  return steps;
+}
+
+function isRecord(value: unknown): value is { [key: string]: unknown } {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Stateful, one per model call: streamed deltas depend on the ones before. */
+export class ResponseQuirks {
+  private readonly notes: ProviderNotes;
+  private readonly steps: DeltaStep[];
+  private finished = false;
+
+  constructor(private readonly options: ResponseQuirksOptions) {
+    this.notes = new ProviderNotes(options.provider);
+    this.steps = buildSteps(options, this.notes);
+  }
+
+  /** A non-streamed body before the base reads it; anything that is not a completion passes as is. */
+  completion(body: unknown): unknown {
+    if (this.steps.length === 0 || !isRecord(body) || !Array.isArray(body["choices"])) return body;
+    const choices: unknown[] = body["choices"];
+    const at = choices.findIndex((choice) => isRecord(choice) && (choice["index"] ?? 0) === 0);
+    const choice = choices[at];
+    if (!isRecord(choice) || !isRecord(choice["message"])) return body;
+    // The provider's message, unchecked like every response body: the steps read it defensively.
+    const message = this.run(choice["message"] as LooseDelta, true);
+    return { ...body, choices: choices.map((c, i) => (i === at ? { ...choice, message } : c)) };
+  }
+
+  /** One stream chunk before the base reads it. */
+  chunk(chunk: WireChunk): WireChunk {
+    // `data: null` and the like pass through for the base to reject.
+    if (this.steps.length === 0 || this.finished || typeof chunk !== "object" || chunk === null) return chunk;
+    const choice = firstChoice(chunk.choices);
+    if (!choice) return chunk;
+    const final = Boolean(choice.finish_reason);
+    this.finished = final;
+    const delta = this.run(choice.delta ?? {}, final);
+    return { ...chunk, choices: (chunk.choices ?? []).map((c) => (c === choice ? { ...c, delta } : c)) };
+  }
+
+  result(result: ChatResult): ChatResult {
+    return this.notes.result(result);
+  }
+
+  event(event: StreamEvent): StreamEvent {
+    return this.notes.empty ? event : this.notes.event(event);
+  }
+
+  error(error: GatewayError): GatewayError {
+    return this.options.quirks.retryToolUseFailed ? retryableToolUseFailed(error) : error;
+  }
+
+  /**
+   * After the steps the delta is in the shape the base translation reads. (With
+   * objectArguments off, object arguments reach it unchanged, as they would without quirks.)
+   */
+  private run(delta: LooseDelta, final: boolean): WireMessageFields {
+    return this.steps.reduce((current, step) => step.apply(current, final), delta) as WireMessageFields;
+  }
+}

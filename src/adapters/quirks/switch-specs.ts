@@ -1,0 +1,58 @@
+/**
+ * What value each switch takes, for validating overrides from the config. Typed as a record over
+ * every switch name, so adding a switch without saying how to check it does not compile.
+ */
+import type { QuirkSwitchName } from "./types.ts";
+
+export type SwitchSpec =
+  | { kind: "boolean" }
+  | { kind: "enum"; values: readonly string[] }
+  | { kind: "patterns" };
+
+const flag: SwitchSpec = { kind: "boolean" };
+const oneOf = (...values: string[]): SwitchSpec => ({ kind: "enum", values });
+
+export const SWITCH_SPECS: Record<QuirkSwitchName, SwitchSpec> = {
+  stripToolFieldsWithoutTools: flag,
+  toolChoice: oneOf("send", "omit-auto"),
+  maxTokensField: oneOf("max_tokens", "max_completion_tokens"),
+  assistantContentString: flag,
+  ensureUserMessage: flag,
+  toolTypeFunction: flag,
+  flattenContent: flag,
+  toolCallIds: oneOf("as-is", "alnum9"),
+  bridgeUserAfterTool: flag,
+  functionNames: oneOf("as-is", "gemini"),
+  toolSchemas: oneOf("as-is", "gemini"),
+  thoughtSignatures: flag,
+  replayReasoning: oneOf("off", "tool-turns", "all"),
+  reasoningField: oneOf("reasoning_content", "reasoning"),
+  replayReasoningExceptModels: { kind: "patterns" },
+  thinkTags: flag,
+  reasoningDetails: flag,
+  objectArguments: flag,
+  textToolCalls: oneOf("off", "hermes"),
+  retryToolUseFailed: flag,
+};
+
+export const SWITCH_NAMES = Object.keys(SWITCH_SPECS) as QuirkSwitchName[];
+
+export function isSwitchName(name: string): name is QuirkSwitchName {
+  return Object.hasOwn(SWITCH_SPECS, name);
+}
+
+/** Why `value` does not fit the switch, or undefined when it does. */
+export function checkSwitchValue(spec: SwitchSpec, value: unknown): string | undefined {
+  switch (spec.kind) {
+    case "boolean":
+      return typeof value === "boolean" ? undefined : "expected true or false";
+    case "enum":
+      return typeof value === "string" && spec.values.includes(value)
+        ? undefined
+        : `expected one of ${spec.values.map((v) => JSON.stringify(v)).join(", ")}`;
+    case "patterns":
+      return Array.isArray(value) && value.every((item) => typeof item === "string")
+        ? undefined
+        : "expected an array of model ids (\"*\" as wildcard)";
+  }
+}

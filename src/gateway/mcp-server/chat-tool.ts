@@ -1,0 +1,178 @@
+/**
+ * The agent tool `chat`: runs the gateway's agent loop on a configured model with the gateway's
+ * MCP tools, and returns the final answer as text, with the turns, the tool calls and the usage
+ * as structured content. Progress notifications (when the client sent a progress token) mark
+ * each turn and each tool call.
+ */
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { GatewayError, type ChatRequest, type Message } from "../../core/index.ts";
+import type { GatewayTools } from "../chat/context.ts";
+import type { LoopOutcome } from "../../loop/index.ts";
+import { progressTokenOf } from "./forward.ts";
+import { resolve, runLoop, type ModelDeps } from "./model-runner.ts";
+import type { RequestExtra } from "./types.ts";
+
+export const CHAT_TOOL_NAME = "chat";
+
+export interface ChatToolDeps extends ModelDeps {
+  tools: GatewayTools;
+}
+
+const inputSchema = z.strictObject({
+  prompt: z.string().min(1),
+  model: z.string().min(1).optional(),
+  system: z.string().optional(),
+  mcpServers: z.array(z.string()).optional(),
+});
+
+export type ChatToolInput = z.infer<typeof inputSchema>;
+
+export interface ChatToolOutput {
+  [key: string]: unknown;
+  model: string;
+  stopReason: LoopOutcome["stopReason"];
+  turns: number;
+  toolCalls: { name: string; durationMs: number; isError: boolean }[];
+  usage: LoopOutcome["usage"];
+}
+
+const usageSchema = {
+  type: "object",
+  properties: {
+    inputTokens: { type: "integer" },
+    outputTokens: { type: "integer" },
+    cacheReadTokens: { type: "integer" },
+    cacheWriteTokens: { type: "integer" },
+    reasoningTokens: { type: "integer" },
+  },
+  required: ["inputTokens", "outputTokens"],
+};
+
+export function chatToolDefinition(deps: ChatToolDeps): Tool {
+  const servers = deps.tools.serverNames();
+  const hasDefault = Object.hasOwn(deps.config.models, "default");
+  return {
+    name: CHAT_TOOL_NAME,
+    title: "Chat with a model (agent loop)",
+    description:
+      "Sends a prompt to a language model configured in the gateway and lets it use the gateway's MCP tools " +
+      "(an agent loop: the model calls tools, sees their results, and answers). Returns the final answer; " +
+      "structured content lists the turns, the tool calls and the token usage.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        prompt: { type: "string", description: "What to ask the model." },
+        model: {
+          type: "string",
+          description: `"provider/model" or a model alias of the gateway (${[...Object.keys(deps.config.models), ...[...deps.providers.keys()].map((p) => `${p}/…`)].join(", ")}).${hasDefault ? ' Default: the alias "default".' : " Required: no default alias is configured."}`,
+        },
+        system: { type: "string", description: "A system prompt for the model." },
+        mcpServers: {
+          type: "array",
+          items: { type: "string", ...(servers.length > 0 ? { enum: servers } : {}) },
+          description: "The MCP servers whose tools the model may use (default: the alias's selection, else all).",
+        },
+      },
+      required: ["prompt"],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: "object",
+      properties: {
+        model: { type: "string", description: "The model name the loop ran on, as requested." },
+        stopReason: { type: "string", description: "Why the loop stopped: stop, max_iterations, length, content_filter." },
+        turns: { type: "integer", description: "Model calls made." },
+        toolCalls: {
+          type: "array",
+          items: {
+            type: "object",
+            properties: { name: { type: "string" }, durationMs: { type: "number" }, isError: { type: "boolean" } },
+            required: ["name", "durationMs", "isError"],
+          },
+        },
+        usage: usageSchema,
+      },
+      required: ["model", "stopReason", "turns", "toolCalls", "usage"],
+    },
+    annotations: { title: "Chat with a model (agent loop)", readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  };
+}
+
+function errorResult(message: string): CallToolResult {
+  return { content: [{ type: "text", text: message }], isError: true };
+}
+
+function answerText(outcome: LoopOutcome): string {
+  const text = outcome.message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
+  if (text !== "") return text;
+  return outcome.stopReason === "max_iterations"
+    ? `(no answer: the agent loop stopped after ${outcome.turns} turns, still calling tools)`
+    : "(the model returned no text)";
+}
+
+/** Runs the tool; failures of the request or the model come back as an `isError` result. */
+export async function runChatTool(args: unknown, deps: ChatToolDeps, extra: RequestExtra, params: unknown): Promise<CallToolResult> {
+  const parsed = inputSchema.safeParse(args ?? {});
+  if (!parsed.success) {
+    return errorResult(`Invalid arguments for chat: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`);
+  }
+  const input = parsed.data;
+  const modelName = input.model ?? (Object.hasOwn(deps.config.models, "default") ? "default" : undefined);
+  if (modelName === undefined) {
+    const known = [...Object.keys(deps.config.models), ...[...deps.providers.keys()].map((p) => `${p}/<model>`)];
+    return errorResult(`No model given and no "default" model alias is configured: pass "model" (one of: ${known.join(", ") || "none configured"}).`);
+  }
+  let model;
+  try {
+    model = resolve(modelName, deps);
+  } catch (error) {
+    return errorResult(`Error: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const known = deps.tools.serverNames();
+  const unknown = (input.mcpServers ?? []).filter((s) => !known.includes(s));
+  if (unknown.length > 0) return errorResult(`Unknown MCP servers: ${unknown.join(", ")} (configured: ${known.join(", ") || "none"})`);
+  const servers = input.mcpServers ?? model.alias?.mcpServers;
+  const system = input.system ?? model.alias?.system;
+  const messages: Message[] = [
+    ...(system ? [{ role: "system" as const, content: [{ type: "text" as const, text: system }] }] : []),
+    { role: "user", content: [{ type: "text", text: input.prompt }] },
+  ];
+  const request: ChatRequest = {
+    model: model.modelId,
+    messages,
+    ...(model.alias?.temperature === undefined ? {} : { temperature: model.alias.temperature }),
+    ...(model.alias?.maxTokens === undefined ? {} : { maxTokens: model.alias.maxTokens }),
+  };
+
+  const token = progressTokenOf(params);
+  let step = 0;
+  const progress = (message: string) => {
+    if (token === undefined) return;
+    extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: ++step, message } }).catch(() => undefined);
+  };
+
+  let outcome: LoopOutcome | undefined;
+  try {
+    for await (const event of runLoop(model, request, deps.tools.select(servers), deps, extra.signal)) {
+      if (event.type === "turn_start") progress(`turn ${event.turn}: calling ${modelName}`);
+      else if (event.type === "tool_start") progress(`turn ${event.turn}: running tool ${event.call.name}`);
+      else if (event.type === "tool_end") progress(`turn ${event.turn}: tool ${event.call.name} ${event.isError ? "failed" : "done"} (${event.durationMs} ms)`);
+      else if (event.type === "done") outcome = event.outcome;
+    }
+  } catch (error) {
+    if (extra.signal.aborted) throw error;
+    const failure = error instanceof GatewayError ? error : undefined;
+    deps.logger.warn({ model: modelName, err: error instanceof Error ? error.message : String(error) }, "chat tool failed");
+    return errorResult(`Error: ${failure ? failure.message : error instanceof Error ? error.message : String(error)}`);
+  }
+  if (!outcome) return errorResult("Error: the agent loop ended without an outcome");
+  const structured: ChatToolOutput = {
+    model: modelName,
+    stopReason: outcome.stopReason,
+    turns: outcome.turns,
+    toolCalls: outcome.tools.map((t) => ({ name: t.call.name, durationMs: t.durationMs, isError: t.result.isError })),
+    usage: outcome.usage,
+  };
+  return { content: [{ type: "text", text: answerText(outcome) }], structuredContent: structured };
+}

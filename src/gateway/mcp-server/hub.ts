@@ -1,0 +1,474 @@
+/**
+ * The gateway as an MCP server: one hub shared by every connected client (the stdio client, or
+ * each Streamable HTTP session), in front of the pool of upstream MCP servers.
+ *
+ * Downstream requests are forwarded to the server that owns the tool, resource or prompt, with
+ * names mapped back exactly (see tools below, ./resources.ts and ./prompts.ts). Upstream messages
+ * that are not responses (sampling, elicitation and roots requests; logging messages) are routed
+ * to the client whose request caused them: the most recent downstream request still in flight
+ * to that server. When none is in flight, requests go to the most recently active client and
+ * logging messages to every client. `list_changed` and resource updates go to every client
+ * (updates: to every client subscribed to that URI).
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { AnySchema, SchemaOutput } from "@modelcontextprotocol/sdk/server/zod-compat.js";
+import {
+  CallToolResultSchema,
+  CompleteResultSchema,
+  CreateMessageRequestSchema,
+  CreateMessageResultSchema,
+  CreateMessageResultWithToolsSchema,
+  ElicitationCompleteNotificationSchema,
+  ElicitRequestSchema,
+  ElicitResultSchema,
+  ErrorCode,
+  ListRootsRequestSchema,
+  ListRootsResultSchema,
+  LoggingLevelSchema,
+  LoggingMessageNotificationSchema,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  ResultSchema,
+  type CallToolRequest,
+  type CallToolResult,
+  type CompleteRequest,
+  type GetPromptRequest,
+  type LoggingLevel,
+  type LoggingMessageNotification,
+  type Prompt,
+  type ReadResourceRequest,
+  type Resource,
+  type ResourceTemplate,
+  type ServerCapabilities,
+  type ServerNotification,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { GatewayConfig, ServerConfig } from "../../core/config/index.ts";
+import type { Logger } from "../../core/logger.ts";
+import type { McpPool } from "../../mcp/pool.ts";
+import type { ProviderEntry } from "../routing/providers.ts";
+import { CHAT_TOOL_NAME, chatToolDefinition, runChatTool, type ChatToolDeps } from "./chat-tool.ts";
+import { mcpError, relayError } from "./errors.ts";
+import { forwardRequest } from "./forward.ts";
+import { PromptRouter } from "./prompts.ts";
+import { ResourceRouter } from "./resources.ts";
+import { sampleWithModel } from "./sampling.ts";
+import { registerSessionHandlers } from "./session-server.ts";
+import type { DownstreamSession, RequestExtra, Upstream } from "./types.ts";
+
+export interface McpHubOptions {
+  config: GatewayConfig;
+  logger: Logger;
+  providers: ReadonlyMap<string, ProviderEntry>;
+  /** serverInfo.version of the gateway. */
+  version?: string;
+  /** How long the gateway waits for a client to answer a request an upstream server made (sampling, elicitation: a human may be involved). */
+  clientRequestTimeoutMs?: number;
+}
+
+/** A downstream request being served by upstream servers (for routing what they send back). */
+interface InFlight {
+  seq: number;
+  session: DownstreamSession;
+  extra: RequestExtra;
+  servers: ReadonlySet<string> | "all";
+}
+
+interface Target {
+  session: DownstreamSession;
+  /** The downstream request the message belongs to, when known. */
+  related?: RequestExtra;
+}
+
+const LEVELS = LoggingLevelSchema.options;
+
+export const GATEWAY_CAPABILITIES: ServerCapabilities = {
+  tools: { listChanged: true },
+  resources: { subscribe: true, listChanged: true },
+  prompts: { listChanged: true },
+  completions: {},
+  logging: {},
+};
+
+export class McpHub {
+  private pool: McpPool | undefined;
+  private readonly sessions = new Map<string, DownstreamSession>();
+  private readonly inflight = new Set<InFlight>();
+  private seq = 0;
+  private activity = 0;
+  readonly resources: ResourceRouter;
+  readonly prompts: PromptRouter;
+  private toolsFingerprint: string | undefined;
+  private readyFingerprint: string | undefined;
+  /** URI -> the server the gateway subscribed to it upstream. */
+  private readonly upstreamSubscriptions = new Map<string, string>();
+  private stopWatching: (() => void) | undefined;
+  private readonly logger: Logger;
+
+  constructor(private readonly options: McpHubOptions) {
+    this.logger = options.logger.child({ component: "mcp-server" });
+    this.resources = new ResourceRouter(() => this.upstreams(), this.logger);
+    this.prompts = new PromptRouter(() => this.upstreams(), this.logger);
+  }
+
+  /** Attaches the pool (whose clients were configured with `configureClient`). */
+  bind(pool: McpPool): void {
+    this.pool = pool;
+    this.stopWatching = pool.onChange(() => this.onPoolChange());
+  }
+
+  /* ------------------------------------------------------------------ upstream side */
+
+  /**
+   * For PoolOptions.configureClient: declares the client capabilities the gateway forwards
+   * (sampling, elicitation, roots) and installs the handlers that route upstream requests and
+   * notifications to the connected clients. Called for every new SDK Client, before it connects.
+   */
+  readonly configureClient = (client: Client, server: ServerConfig): void => {
+    const name = server.name;
+    client.registerCapabilities({ sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } });
+    client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => this.onSampling(name, request.params, extra.signal));
+    client.setRequestHandler(ElicitRequestSchema, (request, extra) => this.onElicitation(name, request.params, extra.signal));
+    client.setRequestHandler(ListRootsRequestSchema, (request, extra) => this.onListRoots(name, request.params, extra.signal));
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => this.onLog(name, n.params));
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => this.onResourceUpdated(n.params.uri, n.params));
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => this.notifyAll({ method: "notifications/resources/list_changed" }));
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () => this.notifyAll({ method: "notifications/prompts/list_changed" }));
+    client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => {
+      const target = this.target(name);
+      if (target?.session.server.getClientCapabilities()?.elicitation?.url) void this.notify(target.session, { method: "notifications/elicitation/complete", params: n.params }, target.related);
+    });
+  };
+
+  /** Connected upstream servers, in config order. */
+  upstreams(): Upstream[] {
+    const pool = this.pool;
+    if (!pool) return [];
+    return pool.servers.flatMap((server) => {
+      const client = pool.connection(server.name)?.sdkClient;
+      const capabilities = client?.getServerCapabilities();
+      return client && capabilities ? [{ name: server.name, prefix: server.prefix, client, capabilities, timeoutMs: server.timeoutMs }] : [];
+    });
+  }
+
+  private upstream(name: string): Upstream | undefined {
+    return this.upstreams().find((u) => u.name === name);
+  }
+
+  /** The client an upstream server's request or log message belongs to. */
+  private target(server: string): Target | undefined {
+    let best: InFlight | undefined;
+    for (const f of this.inflight) {
+      if ((f.servers === "all" || f.servers.has(server)) && (!best || f.seq > best.seq)) best = f;
+    }
+    if (best && this.sessions.has(best.session.id)) return { session: best.session, related: best.extra };
+    const session = this.mostRecentSession();
+    return session ? { session } : undefined;
+  }
+
+  private mostRecentSession(): DownstreamSession | undefined {
+    let best: DownstreamSession | undefined;
+    for (const s of this.sessions.values()) if (s.initialized && (!best || s.lastActive > best.lastActive)) best = s;
+    return best;
+  }
+
+  private async requestClient<S extends AnySchema>(target: Target, request: { method: string; params?: unknown }, schema: S, signal: AbortSignal): Promise<SchemaOutput<S>> {
+    const options = { signal, timeout: this.options.clientRequestTimeoutMs ?? 10 * 60_000 };
+    try {
+      if (target.related) {
+        try {
+          return await target.related.sendRequest(request as never, schema, options);
+        } catch (error) {
+          // The request's stream is gone (answered meanwhile): ask on the session's own stream.
+          if (!(error instanceof Error) || !/No connection established/.test(error.message)) throw error;
+        }
+      }
+      return await target.session.server.request(request as never, schema, options);
+    } catch (error) {
+      throw relayError(error);
+    }
+  }
+
+  private noClient(what: string): Error {
+    return mcpError(ErrorCode.InvalidRequest, `No MCP client is connected to the gateway to answer ${what}`);
+  }
+
+  private async onSampling(server: string, params: Record<string, unknown> & { tools?: unknown; toolChoice?: unknown }, signal: AbortSignal) {
+    const target = this.target(server);
+    if (target?.session.server.getClientCapabilities()?.sampling) {
+      const schema = params.tools !== undefined || params.toolChoice !== undefined ? CreateMessageResultWithToolsSchema : CreateMessageResultSchema;
+      return this.requestClient(target, { method: "sampling/createMessage", params }, schema, signal);
+    }
+    const model = this.options.config.gateway.sampling?.model;
+    if (model) {
+      this.logger.info({ server, model }, "answering sampling with gateway.sampling.model");
+      return sampleWithModel(model, params as never, this.options, signal);
+    }
+    throw target
+      ? mcpError(ErrorCode.InvalidRequest, "The connected MCP client does not support sampling, and gateway.sampling.model is not configured")
+      : this.noClient("sampling (and gateway.sampling.model is not configured)");
+  }
+
+  private async onElicitation(server: string, params: Record<string, unknown> & { mode?: string }, signal: AbortSignal) {
+    const target = this.target(server);
+    if (!target) throw this.noClient("elicitation");
+    const supported = target.session.server.getClientCapabilities()?.elicitation as { form?: object; url?: object } | undefined;
+    const mode = params.mode ?? "form";
+    const ok = supported !== undefined && (mode === "url" ? supported.url !== undefined : supported.form !== undefined || supported.url === undefined);
+    if (!ok) throw mcpError(ErrorCode.InvalidParams, `The connected MCP client does not support ${mode}-mode elicitation`);
+    return this.requestClient(target, { method: "elicitation/create", params }, ElicitResultSchema, signal);
+  }
+
+  private async onListRoots(server: string, params: Record<string, unknown> | undefined, signal: AbortSignal) {
+    const target = this.target(server);
+    if (!target) throw this.noClient("roots/list");
+    if (!target.session.server.getClientCapabilities()?.roots) throw mcpError(ErrorCode.MethodNotFound, "The connected MCP client does not support roots");
+    return this.requestClient(target, { method: "roots/list", ...(params ? { params } : {}) }, ListRootsResultSchema, signal);
+  }
+
+  private ignored(session: DownstreamSession, level: LoggingLevel): boolean {
+    return session.logLevel !== undefined && LEVELS.indexOf(level) < LEVELS.indexOf(session.logLevel);
+  }
+
+  private onLog(server: string, params: LoggingMessageNotification["params"]): void {
+    const notification: ServerNotification = { method: "notifications/message", params };
+    const target = this.target(server);
+    if (target?.related) {
+      if (!this.ignored(target.session, params.level)) void this.notify(target.session, notification, target.related);
+      return;
+    }
+    for (const session of this.sessions.values()) {
+      if (session.initialized && !this.ignored(session, params.level)) void this.notify(session, notification);
+    }
+  }
+
+  private onResourceUpdated(uri: string, params: Record<string, unknown>): void {
+    for (const session of this.sessions.values()) {
+      if (session.subscriptions.has(uri)) void this.notify(session, { method: "notifications/resources/updated", params: params as { uri: string } });
+    }
+  }
+
+  /** Sends on the related request's stream when there is one, else on the session's own stream. */
+  private async notify(session: DownstreamSession, notification: ServerNotification, related?: RequestExtra): Promise<void> {
+    if (related) {
+      try {
+        await related.sendNotification(notification);
+        return;
+      } catch {
+        // The request was answered meanwhile: fall through to the session's stream.
+      }
+    }
+    try {
+      await session.server.notification(notification);
+    } catch (error) {
+      this.logger.debug({ session: session.id, method: notification.method, err: String(error) }, "notification not delivered");
+    }
+  }
+
+  private notifyAll(notification: ServerNotification): void {
+    for (const session of this.sessions.values()) if (session.initialized) void this.notify(session, notification);
+  }
+
+  /** Tools, resources and prompts may have changed: tell the clients, once per real change. */
+  private onPoolChange(): void {
+    const tools = JSON.stringify(this.listTools());
+    if (this.toolsFingerprint !== undefined && tools !== this.toolsFingerprint) this.notifyAll({ method: "notifications/tools/list_changed" });
+    this.toolsFingerprint = tools;
+    const ready = this.upstreams().map((u) => u.name).join("\u0000");
+    if (this.readyFingerprint !== undefined && ready !== this.readyFingerprint) {
+      this.notifyAll({ method: "notifications/resources/list_changed" });
+      this.notifyAll({ method: "notifications/prompts/list_changed" });
+    }
+    this.readyFingerprint = ready;
+  }
+
+  /* ------------------------------------------------------------------ sessions */
+
+  /** A new client session with its own SDK Server; the caller connects it to a transport. */
+  createSession(id: string): DownstreamSession {
+    const server = new Server(
+      { name: "mcp-gateway", title: "MCP Gateway", version: this.options.version ?? "0.1.0" },
+      { capabilities: GATEWAY_CAPABILITIES, ...this.instructions() },
+    );
+    const session: DownstreamSession = { id, server, initialized: false, logLevel: undefined, lastActive: ++this.activity, subscriptions: new Set() };
+    registerSessionHandlers(this, session);
+    server.oninitialized = () => this.onInitialized(session);
+    server.onclose = () => void this.removeSession(session);
+    this.sessions.set(id, session);
+    if (this.toolsFingerprint === undefined) this.onPoolChange();
+    return session;
+  }
+
+  /** The upstream servers' instructions, each under its server's name. */
+  private instructions(): { instructions?: string } {
+    const parts = this.upstreams().flatMap((u) => {
+      const text = u.client.getInstructions();
+      return text ? [{ name: u.name, text }] : [];
+    });
+    if (parts.length === 0) return {};
+    if (parts.length === 1) return { instructions: parts[0]!.text };
+    return { instructions: parts.map((p) => `## ${p.name}\n\n${p.text}`).join("\n\n") };
+  }
+
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  /** Marks activity (the most recently active session answers unattributed upstream requests). */
+  touch(session: DownstreamSession): void {
+    session.lastActive = ++this.activity;
+  }
+
+  private onInitialized(session: DownstreamSession): void {
+    session.initialized = true;
+    this.touch(session);
+    // Upstream servers that asked for roots before (or of another client) should ask again.
+    if (session.server.getClientCapabilities()?.roots) this.rootsChanged();
+  }
+
+  async removeSession(session: DownstreamSession): Promise<void> {
+    if (this.sessions.get(session.id) !== session) return;
+    this.sessions.delete(session.id);
+    for (const f of this.inflight) if (f.session === session) this.inflight.delete(f);
+    await Promise.all([...session.subscriptions].map((uri) => this.unsubscribe(session, uri).catch(() => undefined)));
+  }
+
+  /** Closes every client session (on shutdown). */
+  async closeSessions(): Promise<void> {
+    await Promise.all([...this.sessions.values()].map((s) => s.server.close().catch(() => undefined)));
+    this.sessions.clear();
+  }
+
+  async close(): Promise<void> {
+    this.stopWatching?.();
+    await this.closeSessions();
+  }
+
+  /** Runs `work` as a downstream request served by `servers` (for routing what they send back). */
+  private async track<T>(session: DownstreamSession, extra: RequestExtra, servers: ReadonlySet<string> | "all", work: () => Promise<T>): Promise<T> {
+    const entry: InFlight = { seq: ++this.seq, session, extra, servers };
+    this.inflight.add(entry);
+    try {
+      return await work();
+    } finally {
+      this.inflight.delete(entry);
+    }
+  }
+
+  /* ------------------------------------------------------------------ downstream requests */
+
+  private chatDeps(): ChatToolDeps | undefined {
+    const { config, providers, logger } = this.options;
+    const pool = this.pool;
+    if (!pool || !config.gateway.chatTool || providers.size === 0) return undefined;
+    // An upstream tool exposed as "chat" (prefix "") wins: the gateway's tool steps aside.
+    if (pool.registry.has(CHAT_TOOL_NAME)) return undefined;
+    return { config, providers, logger, tools: pool };
+  }
+
+  listTools(): Tool[] {
+    const tools: Tool[] = (this.pool?.registry.list() ?? []).map((t) => ({ ...t.tool, name: t.name }));
+    const chat = this.chatDeps();
+    if (chat) tools.push(chatToolDefinition(chat));
+    return tools;
+  }
+
+  async callTool(session: DownstreamSession, request: CallToolRequest, extra: RequestExtra): Promise<CallToolResult> {
+    const name = request.params.name;
+    const chat = name === CHAT_TOOL_NAME ? this.chatDeps() : undefined;
+    if (chat) return this.track(session, extra, "all", () => runChatTool(request.params.arguments, chat, extra, request.params));
+    const entry = this.pool?.registry.get(name);
+    if (!entry) throw mcpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    const upstream = this.upstream(entry.server);
+    if (!upstream) throw mcpError(ErrorCode.InternalError, `MCP server "${entry.server}" is not available`);
+    const params = { ...request.params, name: entry.tool.name };
+    return this.track(session, extra, new Set([upstream.name]), () =>
+      forwardRequest(upstream.client, "tools/call", params, CallToolResultSchema, extra, upstream.timeoutMs),
+    );
+  }
+
+  listResources(): Promise<Resource[]> {
+    return this.resources.list();
+  }
+
+  listResourceTemplates(): Promise<ResourceTemplate[]> {
+    return this.resources.listTemplates();
+  }
+
+  async readResource(session: DownstreamSession, request: ReadResourceRequest, extra: RequestExtra) {
+    const upstream = await this.resources.ownerOf(request.params.uri);
+    return this.track(session, extra, new Set([upstream.name]), () =>
+      forwardRequest(upstream.client, "resources/read", request.params, ResultSchema, extra, upstream.timeoutMs),
+    );
+  }
+
+  async subscribe(session: DownstreamSession, uri: string, extra: RequestExtra): Promise<void> {
+    const upstream = await this.resources.ownerOf(uri);
+    if (!this.upstreamSubscriptions.has(uri)) {
+      await forwardRequest(upstream.client, "resources/subscribe", { uri }, ResultSchema, extra, upstream.timeoutMs);
+      this.upstreamSubscriptions.set(uri, upstream.name);
+    }
+    session.subscriptions.add(uri);
+  }
+
+  async unsubscribe(session: DownstreamSession, uri: string, extra?: RequestExtra): Promise<void> {
+    session.subscriptions.delete(uri);
+    const server = this.upstreamSubscriptions.get(uri);
+    if (server === undefined) return;
+    for (const other of this.sessions.values()) if (other.subscriptions.has(uri)) return;
+    this.upstreamSubscriptions.delete(uri);
+    const upstream = this.upstream(server);
+    if (!upstream) return;
+    if (extra) await forwardRequest(upstream.client, "resources/unsubscribe", { uri }, ResultSchema, extra, upstream.timeoutMs);
+    else await upstream.client.request({ method: "resources/unsubscribe", params: { uri } }, ResultSchema, { timeout: upstream.timeoutMs });
+  }
+
+  listPrompts(): Promise<Prompt[]> {
+    return this.prompts.list();
+  }
+
+  async getPrompt(session: DownstreamSession, request: GetPromptRequest, extra: RequestExtra) {
+    const { upstream, ref } = await this.prompts.resolve(request.params.name);
+    return this.track(session, extra, new Set([upstream.name]), () =>
+      forwardRequest(upstream.client, "prompts/get", { ...request.params, name: ref.tool }, ResultSchema, extra, upstream.timeoutMs),
+    );
+  }
+
+  async complete(session: DownstreamSession, request: CompleteRequest, extra: RequestExtra) {
+    const ref = request.params.ref;
+    let upstream: Upstream;
+    let params: Record<string, unknown> = request.params;
+    if (ref.type === "ref/prompt") {
+      const resolved = await this.prompts.resolve(ref.name);
+      upstream = resolved.upstream;
+      params = { ...request.params, ref: { ...ref, name: resolved.ref.tool } };
+    } else {
+      upstream = await this.resources.ownerOfTemplate(ref.uri);
+    }
+    return this.track(session, extra, new Set([upstream.name]), () =>
+      forwardRequest(upstream.client, "completion/complete", params, CompleteResultSchema, extra, upstream.timeoutMs),
+    );
+  }
+
+  /** Records the client's level and forwards it to every upstream server that logs. */
+  async setLevel(session: DownstreamSession, level: LoggingLevel, extra: RequestExtra): Promise<void> {
+    session.logLevel = level;
+    const loggers = this.upstreams().filter((u) => u.capabilities.logging !== undefined);
+    await Promise.all(
+      loggers.map((u) =>
+        forwardRequest(u.client, "logging/setLevel", { level }, ResultSchema, extra, u.timeoutMs).catch((error: unknown) =>
+          this.logger.warn({ server: u.name, err: String(error) }, "forwarding logging/setLevel failed"),
+        ),
+      ),
+    );
+  }
+
+  /** A client's roots changed (or a client with roots connected): upstream servers ask again. */
+  rootsChanged(): void {
+    for (const u of this.upstreams()) {
+      u.client.sendRootsListChanged().catch((error: unknown) => this.logger.debug({ server: u.name, err: String(error) }, "roots/list_changed not delivered"));
+    }
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * Model calls made by the MCP surface itself (the `chat` tool's agent loop, and sampling
+ * answered by the gateway): the model name resolved like in /v1/chat/completions, with the same
+ * retries and fallbacks.
+ */
+import type { ChatRequest, ToolSet } from "../../core/index.ts";
+import type { GatewayConfig } from "../../core/config/index.ts";
+import type { Logger } from "../../core/logger.ts";
+import { runAgentLoop, type LoopEvent, type LoopOutcome } from "../../loop/index.ts";
+import type { ProviderEntry } from "../routing/providers.ts";
+import { resilientModel } from "../routing/resilient-model.ts";
+import { resolveModel, type ResolvedModel } from "../routing/resolve-model.ts";
+
+export interface ModelDeps {
+  config: GatewayConfig;
+  providers: ReadonlyMap<string, ProviderEntry>;
+  logger: Logger;
+}
+
+export const NO_TOOLS: ToolSet = {
+  definitions: () => [],
+  has: () => false,
+  call: async (call) => ({ type: "tool_result", callId: call.id, name: call.name, content: [{ type: "text", text: "no tools" }], isError: true }),
+};
+
+export function resolve(name: string, deps: ModelDeps): ResolvedModel {
+  return resolveModel(name, deps.providers, deps.config.models);
+}
+
+/** Runs the agent loop (not streamed) and yields its events; returns the outcome. */
+export function runLoop(
+  model: ResolvedModel,
+  request: ChatRequest,
+  tools: ToolSet,
+  deps: ModelDeps,
+  signal: AbortSignal,
+): AsyncGenerator<LoopEvent, LoopOutcome> {
+  const schemaTarget = model.provider.schemaTarget;
+  return runAgentLoop({
+    model: resilientModel({ candidates: model.candidates, tools, schemaTarget, policy: deps.config.gateway.retries, logger: deps.logger }),
+    schemaTarget,
+    request,
+    tools,
+    stream: false,
+    maxIterations: deps.config.gateway.maxIterations,
+    signal,
+  });
+}

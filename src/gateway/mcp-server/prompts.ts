@@ -1,0 +1,77 @@
+/**
+ * Prompts of every upstream server, namespaced exactly like tools: `<server>__<prompt>` by
+ * default, the server's `prefix` when configured (`""` keeps the names), sanitized and
+ * disambiguated by the same rules (src/mcp/names.ts), so the map back to (server, original
+ * name) is exact.
+ */
+import { ListPromptsResultSchema, type Prompt } from "@modelcontextprotocol/sdk/types.js";
+import type { Logger } from "../../core/logger.ts";
+import { buildToolNameMap, type ToolNameMap, type ToolRef } from "../../mcp/names.ts";
+import { mcpError } from "./errors.ts";
+import type { Upstream } from "./types.ts";
+import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+
+export class PromptRouter {
+  private map: ToolNameMap = { names: new Map(), byOriginal: new Map(), collisions: [] };
+
+  constructor(
+    private readonly upstreams: () => Upstream[],
+    private readonly logger: Logger,
+  ) {}
+
+  private withPrompts(): Upstream[] {
+    return this.upstreams().filter((u) => u.capabilities.prompts !== undefined);
+  }
+
+  async list(): Promise<Prompt[]> {
+    const servers = this.withPrompts();
+    const lists = await Promise.all(
+      servers.map(async (u) => {
+        const prompts: Prompt[] = [];
+        try {
+          let cursor: string | undefined;
+          for (let page = 0; page < 1000; page++) {
+            const result = await u.client.request(
+              { method: "prompts/list", ...(cursor ? { params: { cursor } } : {}) },
+              ListPromptsResultSchema,
+              { timeout: u.timeoutMs },
+            );
+            prompts.push(...result.prompts);
+            cursor = result.nextCursor;
+            if (!cursor) break;
+          }
+          return prompts;
+        } catch (error) {
+          this.logger.warn({ server: u.name, err: String(error) }, "listing prompts failed");
+          return [];
+        }
+      }),
+    );
+    const map = buildToolNameMap(servers.flatMap((u, i) => (lists[i] ?? []).map((p) => ({ server: u.name, prefix: u.prefix, tool: p.name }))));
+    this.map = map;
+    const out: Prompt[] = [];
+    servers.forEach((u, i) => {
+      for (const prompt of lists[i] ?? []) {
+        const name = map.byOriginal.get(u.name)?.get(prompt.name);
+        if (name !== undefined) out.push({ ...prompt, name });
+      }
+    });
+    return out;
+  }
+
+  /** (server, original name) of an exposed prompt name; re-lists once when it is unknown. */
+  async resolve(name: string): Promise<{ upstream: Upstream; ref: ToolRef }> {
+    const find = () => {
+      const ref = this.map.names.get(name);
+      const upstream = ref ? this.withPrompts().find((u) => u.name === ref.server) : undefined;
+      return ref && upstream ? { upstream, ref } : undefined;
+    };
+    let found = find();
+    if (!found) {
+      await this.list();
+      found = find();
+    }
+    if (!found) throw mcpError(ErrorCode.InvalidParams, `Prompt ${name} not found`);
+    return found;
+  }
+}

@@ -1,0 +1,32 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { LoggingLevel, ServerCapabilities, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+
+/** What a downstream request handler gets from the SDK (abort signal, related sends, _meta). */
+export type RequestExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** A connected upstream MCP server, in config order. */
+export interface Upstream {
+  name: string;
+  /** Namespace of its tools and prompts (`<name>__` unless configured). */
+  prefix: string;
+  client: Client;
+  capabilities: ServerCapabilities;
+  /** Per-request timeout for this server. */
+  timeoutMs: number;
+}
+
+/** One connected MCP client of the gateway: the stdio client, or one Streamable HTTP session. */
+export interface DownstreamSession {
+  readonly id: string;
+  readonly server: Server;
+  /** True once the client sent `notifications/initialized`. */
+  initialized: boolean;
+  /** Set by `logging/setLevel`: log messages below it are not sent to this client. */
+  logLevel: LoggingLevel | undefined;
+  /** Increases with every request; the highest is "the most recent session". */
+  lastActive: number;
+  /** Resource URIs this client subscribed to. */
+  readonly subscriptions: Set<string>;
+}

@@ -1,0 +1,97 @@
+/** Clear refusals: auth, size, shape, concurrency and deadline limits, all in the OpenAI error shape. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startScriptedUpstream, type ScriptedUpstream } from "../helpers/scripted-upstream.ts";
+import { startFakeUpstream, type FakeUpstream } from "../helpers/fake-upstream.ts";
+import { startGateway, type RunningGateway } from "../helpers/gateway-harness.ts";
+import { deferred } from "../helpers/scripted-model.ts";
+
+let upstream: ScriptedUpstream;
+let silent: FakeUpstream;
+let gw: RunningGateway;
+const KEY = "gw-secret-key-123";
+
+beforeAll(async () => {
+  upstream = await startScriptedUpstream("openai");
+  silent = await startFakeUpstream(() => undefined); // accepts and never answers
+  gw = await startGateway(
+    {
+      mcpServers: {},
+      providers: {
+        fake: { type: "openai", baseURL: `${upstream.url}/v1` },
+        silent: { type: "openai", baseURL: `${silent.url}/v1` },
+      },
+      models: { slow: { model: "silent/m" } },
+      gateway: {
+        apiKeys: ["${GW_KEY}"],
+        maxBodyBytes: 2048,
+        maxMessages: 3,
+        maxJsonDepth: 8,
+        maxConcurrentRequests: 2,
+        requestTimeoutMs: 300,
+        retries: { attempts: 1 },
+      },
+    },
+    { env: { GW_KEY: KEY } },
+  );
+});
+
+afterAll(async () => {
+  await gw?.close();
+  await upstream?.close();
+  await silent?.close();
+});
+
+const post = (body: unknown, headers: Record<string, string> = { authorization: `Bearer ${KEY}` }) =>
+  fetch(`${gw.url}/v1/chat/completions`, { method: "POST", headers, body: typeof body === "string" ? body : JSON.stringify(body) });
+const hi = { model: "fake/m", messages: [{ role: "user", content: "hi" }] };
+
+async function expectError(response: Response, status: number, fields: Record<string, unknown>) {
+  expect(response.status).toBe(status);
+  const body = (await response.json()) as { error: Record<string, unknown> };
+  expect(Object.keys(body.error).sort()).toEqual(["code", "message", "param", "type"]);
+  expect(body.error).toMatchObject(fields);
+}
+
+describe("limits", () => {
+  it("requires the gateway key (401 without or with a wrong one)", async () => {
+    await expectError(await post(hi, {}), 401, { type: "authentication_error" });
+    await expectError(await post(hi, { authorization: "Bearer nope" }), 401, { type: "authentication_error", code: "invalid_api_key" });
+    upstream.script([{ text: "ok" }]);
+    expect((await post(hi)).status).toBe(200);
+    // The key never reaches the upstream provider.
+    expect(JSON.stringify(upstream.chatRequests()[0]!.headers)).not.toContain(KEY);
+  });
+
+  it("refuses a body over maxBodyBytes with 413", async () => {
+    await expectError(await post({ ...hi, messages: [{ role: "user", content: "x".repeat(5000) }] }), 413, { code: "request_too_large" });
+  });
+
+  it("refuses JSON nested too deep, naming where", async () => {
+    let deep: unknown = "leaf";
+    for (let i = 0; i < 20; i++) deep = { a: deep };
+    await expectError(await post({ ...hi, metadata: deep }), 400, { code: "request_too_complex", param: expect.stringMatching(/^metadata(\.a)+$/) });
+  });
+
+  it("refuses more than maxMessages messages", async () => {
+    const messages = Array.from({ length: 4 }, () => ({ role: "user", content: "hi" }));
+    await expectError(await post({ ...hi, messages }), 400, { code: "too_many_messages", param: "messages" });
+  });
+
+  it("ends a request that outlives its deadline with 504", async () => {
+    await expectError(await post({ model: "slow", messages: [{ role: "user", content: "hi" }] }), 504, { type: "timeout_error", code: "request_timeout" });
+  });
+
+  it("sheds requests beyond maxConcurrentRequests with 429 and retry-after, and recovers", async () => {
+    const release = deferred();
+    upstream.script(() => ({ text: "held open", hang: release.promise }));
+    const held = [post({ ...hi, stream: true }), post({ ...hi, stream: true })];
+    const responses = await Promise.all(held); // both streaming, both counted while open
+    const refused = await post(hi);
+    expect(refused.headers.get("retry-after")).toBe("1");
+    await expectError(refused, 429, { type: "rate_limit_error", code: "too_many_concurrent_requests" });
+    release.resolve();
+    await Promise.all(responses.map((r) => r.text()));
+    upstream.script([{ text: "ok again" }]);
+    expect((await post(hi)).status).toBe(200);
+  });
+});
