@@ -1,0 +1,115 @@
+/**
+ * Hermes/Qwen tool calls printed as text: extracted from a whole message, and from a stream cut
+ * anywhere (also in the middle of a tag), with the same result and without holding back any
+ * text that cannot be the start of a tag.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { extractHermesToolCalls, HermesToolCallParser } from "../../../src/adapters/quirks/index.ts";
+import { sendJson, sendSse, startFakeUpstream, type FakeUpstream } from "../../helpers/fake-upstream.ts";
+import { renderCompletion, renderSse } from "../../helpers/strict-fakes/render.ts";
+import { adapterFor, callModel, callsOf, collect, opening, request, textOf } from "./harness.ts";
+
+const WEATHER = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>';
+const TIME = '<tool_call>\n{"name": "get_time", "arguments": {"zone": "Europe/Paris"}}\n</tool_call>';
+const CONTENT = `I'll check both.\n${WEATHER}\n${TIME}`;
+
+const expectedCalls = [
+  { name: "get_weather", arguments: '{"city":"Paris"}' },
+  { name: "get_time", arguments: '{"zone":"Europe/Paris"}' },
+];
+
+/** Feeds the pieces one by one; returns the joined output and what each push gave out. */
+function streamPieces(pieces: string[]) {
+  const parser = new HermesToolCallParser();
+  const outputs = pieces.map((piece) => parser.push(piece));
+  const last = parser.end();
+  return {
+    text: outputs.map((o) => o.text).join("") + last.text,
+    calls: [...outputs.flatMap((o) => o.calls), ...last.calls],
+    outputs,
+  };
+}
+
+describe("Hermes text tool calls: parser", () => {
+  it("a whole message: calls out, text kept, the whitespace between calls dropped", () => {
+    expect(extractHermesToolCalls(CONTENT)).toEqual({ text: "I'll check both.\n", calls: expectedCalls });
+  });
+
+  it("every split point of the message into two deltas gives the same result", () => {
+    for (let at = 0; at <= CONTENT.length; at++) {
+      const out = streamPieces([CONTENT.slice(0, at), CONTENT.slice(at)]);
+      expect({ text: out.text, calls: out.calls }, `split at ${at}`).toEqual({ text: "I'll check both.\n", calls: expectedCalls });
+    }
+  });
+
+  it("one character per delta gives the same result", () => {
+    const out = streamPieces([...CONTENT]);
+    expect({ text: out.text, calls: out.calls }).toEqual({ text: "I'll check both.\n", calls: expectedCalls });
+  });
+
+  it("ordinary text goes out at once; only a possible tag start is held", () => {
+    const parser = new HermesToolCallParser();
+    expect(parser.push("Hello wor").text).toBe("Hello wor");
+    expect(parser.push("ld <to").text).toBe("ld ");
+    expect(parser.push("ken> is not a tag").text).toBe("<token> is not a tag");
+    expect(parser.push(" a < b").text).toBe(" a < b");
+    expect(parser.push(" <").text).toBe(" ");
+    expect(parser.end()).toEqual({ text: "<", calls: [] });
+  });
+
+  it("text after a call stays, without the blank line that separated it", () => {
+    expect(extractHermesToolCalls(`${WEATHER}\n\nDone.`)).toEqual({ text: "Done.", calls: [expectedCalls[0]] });
+  });
+
+  it("a call missing its last brace is repaired; a tag without a call inside stays text", () => {
+    expect(extractHermesToolCalls('<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}</tool_call>').calls).toEqual([expectedCalls[0]]);
+    const notACall = "<tool_call>just words</tool_call>";
+    expect(extractHermesToolCalls(notACall)).toEqual({ text: notACall, calls: [] });
+  });
+
+  it("an unclosed call at the end still counts; `parameters` and string arguments are read too", () => {
+    expect(extractHermesToolCalls('<tool_call>{"name": "get_time", "parameters": {"zone": "UTC"}}').calls).toEqual([
+      { name: "get_time", arguments: '{"zone":"UTC"}' },
+    ]);
+    expect(extractHermesToolCalls('<tool_call>{"name": "get_time", "arguments": "{\\"zone\\": \\"UTC\\"}"}</tool_call>').calls).toEqual([
+      { name: "get_time", arguments: '{"zone": "UTC"}' },
+    ]);
+  });
+});
+
+describe("Hermes text tool calls through the adapter (vllm preset)", () => {
+  let upstream: FakeUpstream;
+  let piece = 1;
+  beforeAll(async () => {
+    upstream = await startFakeUpstream((req, res) => {
+      const message = { content: CONTENT, finish: "stop" };
+      if (req.body.stream) sendSse(res, renderSse(message, "qwen3", { piece }));
+      else sendJson(res, 200, renderCompletion(message, "qwen3"));
+    });
+  });
+  afterAll(() => upstream.close());
+
+  const fake = () => `${upstream.url}/v1`;
+
+  it("non-streamed: real tool calls, the text without them, finish stop read as tool_calls", async () => {
+    const result = await callModel(adapterFor(fake(), "vllm"), request(opening()), "complete");
+    expect(result.stopReason).toBe("tool_calls");
+    expect(textOf(result.message)).toBe("I'll check both.\n");
+    expect(callsOf(result.message).map((c) => ({ name: c.name, arguments: c.rawArguments }))).toEqual(expectedCalls);
+  });
+
+  it("streamed in pieces of 1 to 13 characters (tags cut mid-token): the same calls and text", async () => {
+    const plain = await callModel(adapterFor(fake(), "vllm"), request(opening()), "complete");
+    for (piece = 1; piece <= 13; piece++) {
+      const events = await collect(adapterFor(fake(), "vllm").stream(request(opening())));
+      const done = events.at(-1);
+      if (done?.type !== "done") throw new Error("no done");
+      expect(textOf(done.result.message), `piece ${piece}`).toBe(textOf(plain.message));
+      expect(callsOf(done.result.message).map((c) => [c.name, c.arguments]), `piece ${piece}`).toEqual(callsOf(plain.message).map((c) => [c.name, c.arguments]));
+      // No text event ever shows part of a tag.
+      const shown = events.flatMap((e) => (e.type === "text_delta" ? [e.delta] : [])).join("");
+      expect(shown).toBe("I'll check both.\n");
+      expect(events.filter((e) => e.type === "tool_call_start")).toHaveLength(2);
+    }
+  });
+});
