@@ -4,10 +4,12 @@ import { ConfigError } from "../core/config/index.ts";
 import { parseCli, USAGE } from "./args.ts";
 import { checkCommand } from "./commands/check.ts";
 import { serveCommand } from "./commands/serve.ts";
+import { stdioCommand } from "./commands/stdio.ts";
 import { toolsCommand } from "./commands/tools.ts";
 
 const commands: Record<string, (args: ReturnType<typeof parseCli>) => Promise<number>> = {
   serve: serveCommand,
+  stdio: stdioCommand,
   tools: toolsCommand,
   check: checkCommand,
 };

@@ -2,7 +2,7 @@
  * Structured JSON logs (pino) on stderr — stdout belongs to the MCP stdio transport.
  * Secrets are redacted by path (auth headers) and by value (every configured secret).
  */
-import { pino, type Logger } from "pino";
+import { pino, type DestinationStream, type Logger } from "pino";
 
 export type { Logger };
 
@@ -22,22 +22,24 @@ export interface LoggerOptions {
   /** Secret values (API keys, tokens) that must never appear in a log line. */
   secrets?: readonly string[];
   /** Where to write; stderr by default. */
-  destination?: NodeJS.WritableStream;
+  destination?: DestinationStream;
 }
 
 export function createLogger(options: LoggerOptions = {}): Logger {
   const secrets = (options.secrets ?? []).filter((s) => s.length >= 4);
-  const scrub = (line: string) => secrets.reduce((out, secret) => out.split(secret).join("[REDACTED]"), line);
-  const destination = options.destination ?? process.stderr;
-  const stream = secrets.length === 0 ? destination : { write: (line: string) => destination.write(scrub(line)) };
+  const scrub = (line: string) => secrets.reduce((out, secret) => (out.includes(secret) ? out.split(secret).join("[REDACTED]") : out), line);
+  // Asynchronous, coalescing writes to stderr (sonic-boom): a log line per request must not
+  // cost a blocking syscall each. Flushed when the process exits.
+  const destination = options.destination ?? pino.destination({ dest: 2, sync: false });
   return pino(
     {
       level: options.level ?? process.env.LOG_LEVEL ?? "info",
       redact: { paths: redactPaths, censor: "[REDACTED]" },
       base: { service: "mcp-gateway" },
       timestamp: pino.stdTimeFunctions.isoTime,
+      ...(secrets.length > 0 ? { hooks: { streamWrite: scrub } } : {}),
     },
-    stream,
+    destination,
   );
 }
 

@@ -8,6 +8,8 @@ import { createLogger, type Logger } from "../core/logger.ts";
 import type { SchemaTarget } from "../core/index.ts";
 import { McpPool } from "../mcp/pool.ts";
 import { createApp, type HealthReport } from "./http/app.ts";
+import { McpHttpEndpoint } from "./mcp-server/http.ts";
+import { McpHub } from "./mcp-server/hub.ts";
 import { buildProviders, type AdapterFactory, type ProviderEntry } from "./routing/providers.ts";
 import { HiddenStepsKeeper, type HiddenSteps } from "./state/hidden-steps.ts";
 import { MemoryStore } from "./state/store.ts";
@@ -26,6 +28,10 @@ export interface Gateway {
   providers: Map<string, ProviderEntry>;
   hiddenSteps: HiddenStepsKeeper;
   app: Hono;
+  /** The gateway as an MCP server (stdio and every /mcp session share it). */
+  mcp: McpHub;
+  /** The /mcp Streamable HTTP endpoint mounted on `app`. */
+  mcpHttp: McpHttpEndpoint;
   health(): HealthReport;
   close(): Promise<void>;
 }
@@ -62,7 +68,10 @@ function logSchemaWarnings(pool: McpPool, providers: Map<string, ProviderEntry>,
 
 export async function createGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
   const logger = options.logger ?? createLogger({ secrets: configSecrets(config) });
-  const pool = new McpPool(config.servers, { logger });
+  const providers = buildProviders(config.providers, options.adapterFactory);
+  const mcp = new McpHub({ config, logger, providers });
+  const pool = new McpPool(config.servers, { logger, configureClient: mcp.configureClient });
+  mcp.bind(pool);
   await pool.start();
   const collisions = pool.emptyPrefixCollisions();
   if (collisions.length > 0) {
@@ -72,14 +81,15 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
       message: `prefix "" makes tool names collide: ${c.tools.map((t) => `${t.server}/${t.tool}`).join(", ")} all want "${c.name}"`,
     })));
   }
-  const providers = buildProviders(config.providers, options.adapterFactory);
   for (const provider of providers.values()) {
     if (provider.unavailable) logger.warn({ provider: provider.name }, provider.unavailable);
   }
   logSchemaWarnings(pool, providers, logger);
   const hiddenSteps = new HiddenStepsKeeper(new MemoryStore<HiddenSteps>(), logger);
   const report = () => health(pool, providers);
+  const mcpHttp = new McpHttpEndpoint({ hub: mcp, config, logger });
   const app = createApp({
+    mount: (routes) => mcpHttp.mount(routes),
     config,
     providers,
     tools: pool,
@@ -89,5 +99,10 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     retryPolicy: config.gateway.retries,
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
   });
-  return { config, logger, pool, providers, hiddenSteps, app, health: report, close: () => pool.close() };
+  const close = async () => {
+    await mcpHttp.close();
+    await mcp.close();
+    await pool.close();
+  };
+  return { config, logger, pool, providers, hiddenSteps, app, mcp, mcpHttp, health: report, close };
 }

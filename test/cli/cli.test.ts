@@ -105,7 +105,7 @@ describe("mcp-gateway check", () => {
       });
       const { code, stdout } = await run(["check", "--config", config]);
       expect(code).toBe(0);
-      expect(stdout).toMatch(/local\s+openai\s+ollama\s+ok/);
+      expect(stdout).toMatch(/local\s+openai\s+ollama: objectArguments, textToolCalls=hermes\s+ok/);
       expect(models.requests[0]!.path).toBe("/v1/models");
     } finally {
       await models.close();
@@ -116,7 +116,7 @@ describe("mcp-gateway check", () => {
     const config = writeConfig({ mcpServers: {}, providers: { openai: { type: "openai", apiKey: "${MCPGW_TEST_UNSET_KEY}" } } });
     const { code, stdout } = await run(["check", "--config", config]);
     expect(code).toBe(1);
-    expect(stdout).toMatch(/openai\s+openai\s+openai\s+unavailable\s+set MCPGW_TEST_UNSET_KEY/);
+    expect(stdout).toMatch(/openai\s+openai\s+openai: OpenAI defaults\s+unavailable\s+set MCPGW_TEST_UNSET_KEY/);
   });
 
   it("reports config errors with the JSON path and exit code 2", async () => {

@@ -238,3 +238,24 @@ describe("refusals and disconnects", () => {
     }
   });
 });
+
+describe("heartbeat", () => {
+  it("sends SSE comments while a slow MCP tool runs, then the answer", async () => {
+    const fresh = await startScriptedUpstream("openai", (_req, index) =>
+      index === 0
+        ? { calls: [{ id: "slow_1", name: "everything__trigger-long-running-operation", arguments: { duration: 1, steps: 2 } }] }
+        : { text: "done waiting" },
+    );
+    const local = await startGateway({ providers: { fake: { type: "openai", baseURL: `${fresh.url}/v1` } } }, { heartbeatMs: 20 });
+    try {
+      const response = await fetch(`${local.url}/v1/chat/completions`, { method: "POST", body: JSON.stringify({ model: "fake/x", messages: user("wait"), stream: true }) });
+      const body = await response.text();
+      expect(body).toContain(": keep-alive\n\n");
+      expect(body.indexOf(": keep-alive")).toBeLessThan(body.indexOf("done"));
+      expect(body.trimEnd().endsWith("data: [DONE]")).toBe(true);
+    } finally {
+      await local.close();
+      await fresh.close();
+    }
+  });
+});

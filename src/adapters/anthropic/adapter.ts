@@ -1,5 +1,6 @@
 import Anthropic from "@anthropic-ai/sdk";
 import type { ChatRequest, ChatResult, StreamEvent } from "../../core/index.ts";
+import { fastFetch } from "../fast-fetch.ts";
 import { abortedError } from "../http-error.ts";
 import type { AdapterOptions, ModelAdapter } from "../types.ts";
 import { fromAnthropicError } from "./errors.ts";
@@ -29,7 +30,7 @@ function createClient(options: AdapterOptions): Anthropic {
     maxRetries: 0,
     logLevel: "off",
     ...(options.headers ? { defaultHeaders: options.headers } : {}),
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    fetch: options.fetch ?? fastFetch,
   });
 }
 

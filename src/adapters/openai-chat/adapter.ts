@@ -1,5 +1,6 @@
 import OpenAI from "openai";
 import type { ChatRequest, ChatResult, StreamEvent } from "../../core/index.ts";
+import { fastFetch } from "../fast-fetch.ts";
 import { PRESETS } from "../quirks/presets.ts";
 import type { QuirkSwitches } from "../quirks/types.ts";
 import type { AdapterOptions, ModelAdapter } from "../types.ts";
@@ -53,7 +54,7 @@ function createClient(options: AdapterOptions): OpenAI {
     defaultHeaders: options.headers,
     timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     maxRetries: 0, // retries and fallbacks belong to the gateway
-    fetch: options.fetch,
+    fetch: options.fetch ?? fastFetch,
     // Failures reach the caller as GatewayErrors (with the SDK error as cause); no console noise.
     logLevel: "off",
   });

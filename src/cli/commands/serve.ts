@@ -25,6 +25,8 @@ export async function serveCommand(args: CliArgs): Promise<number> {
       if (stopping) return;
       stopping = true;
       gateway.logger.info({ signal }, "shutting down: finishing in-flight requests");
+      // MCP sessions hold SSE streams open for as long as they live: end them first.
+      await gateway.mcpHttp.close();
       await server.close(10_000);
       await gateway.close();
       gateway.logger.info("stopped");

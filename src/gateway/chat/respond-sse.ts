@@ -71,16 +71,24 @@ export async function streamChat(prepared: PreparedChat, deps: ChatDeps, control
   for (const event of head) await emit({ done: false, value: event });
 
   const heartbeatMs = deps.heartbeatMs ?? 10_000;
+  let lastWrite = Date.now();
+  let heartbeat: NodeJS.Timeout | undefined;
   const body = new ReadableStream<Uint8Array>({
+    start(stream) {
+      // One timer per stream (not one per event): while tools run and nothing is written, an
+      // SSE comment keeps proxies and clients from timing the connection out.
+      heartbeat = setInterval(() => {
+        if (ended || Date.now() - lastWrite < heartbeatMs) return;
+        lastWrite = Date.now();
+        stream.enqueue(HEARTBEAT);
+      }, Math.max(10, Math.floor(heartbeatMs / 2)));
+      heartbeat.unref();
+    },
     async pull(stream) {
       try {
         while (queue.length === 0 && !ended) {
           pending ??= loop.next();
-          const step = await raceHeartbeat(pending, heartbeatMs);
-          if (step === "heartbeat") {
-            queue.push(HEARTBEAT);
-            break;
-          }
+          const step = await pending;
           pending = undefined;
           await emit(step);
         }
@@ -89,10 +97,17 @@ export async function streamChat(prepared: PreparedChat, deps: ChatDeps, control
         fail(error);
       }
       const next = queue.shift();
-      if (next) stream.enqueue(next);
-      if (ended && queue.length === 0) stream.close();
+      if (next) {
+        lastWrite = Date.now();
+        stream.enqueue(next);
+      }
+      if (ended && queue.length === 0) {
+        clearInterval(heartbeat);
+        stream.close();
+      }
     },
     cancel(reason) {
+      clearInterval(heartbeat);
       controller.abort(reason);
       void loop.return(undefined as never).catch(() => undefined);
       resolveFinished(undefined);
@@ -107,10 +122,3 @@ export async function streamChat(prepared: PreparedChat, deps: ChatDeps, control
   };
 }
 
-function raceHeartbeat(step: Promise<Step>, ms: number): Promise<Step | "heartbeat"> {
-  let timer: NodeJS.Timeout | undefined;
-  const beat = new Promise<"heartbeat">((resolve) => {
-    timer = setTimeout(() => resolve("heartbeat"), ms);
-  });
-  return Promise.race([step, beat]).finally(() => clearTimeout(timer));
-}

@@ -35,20 +35,18 @@ export function concurrencyCap(max: number): MiddlewareHandler {
         inFlight--;
       }
     };
+    // On Node, the request counts until its socket response is done (a stream's end or the
+    // client leaving) — observed on the ServerResponse, without wrapping the body, which would
+    // cost every response a stream pipe.
+    const outgoing = (c.env as { outgoing?: { once(event: "close", listener: () => void): void } } | undefined)?.outgoing;
+    outgoing?.once("close", release);
     try {
       await next();
     } catch (error) {
       release();
       throw error;
     }
-    const body = c.res.body;
-    if (!body) {
-      release();
-      return;
-    }
-    // Streams count until they end or the client goes away.
-    c.res = new Response(body.pipeThrough(new TransformStream({ flush: release })), c.res);
-    c.req.raw.signal.addEventListener("abort", release, { once: true });
+    if (!outgoing) release(); // not on Node (in-process app.fetch): count only the handler
   };
 }
 

@@ -5,8 +5,7 @@
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { AnySchema, SchemaOutput } from "@modelcontextprotocol/sdk/server/zod-compat.js";
-import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import type { Progress } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, type Progress } from "@modelcontextprotocol/sdk/types.js";
 import { relayError } from "./errors.ts";
 import type { RequestExtra } from "./types.ts";
 
@@ -18,12 +17,39 @@ export function progressTokenOf(params: unknown): string | number | undefined {
   return typeof token === "string" || typeof token === "number" ? token : undefined;
 }
 
-/** `params` without the downstream progress token (the SDK adds its own upstream). */
-function withoutProgressToken(params: Params | undefined): Params | undefined {
+/** `params` with the downstream progress token replaced by the gateway's upstream one. */
+function withProgressToken(params: Params | undefined, token: string | undefined): Params | undefined {
   if (!params?._meta || !("progressToken" in params._meta)) return params;
   const { progressToken: _dropped, ...meta } = params._meta;
   const { _meta: _old, ...rest } = params;
+  if (token !== undefined) return { ...rest, _meta: { ...meta, progressToken: token } };
   return Object.keys(meta).length > 0 ? { ...rest, _meta: meta } : rest;
+}
+
+/**
+ * Progress of upstream requests, by the gateway's own progress tokens. The upstream client's
+ * progress notification handler delivers to it (see McpHub.configureClient). Not the SDK's
+ * `onprogress`: the SDK drops a progress notification that arrives in the same read as the
+ * response (it routes notifications a microtask later but forgets the token at once).
+ */
+export class ProgressRoutes {
+  private readonly routes = new Map<string, (progress: Progress) => void>();
+  private counter = 0;
+
+  open(route: (progress: Progress) => void): string {
+    const token = `mcp-gateway-${++this.counter}`;
+    this.routes.set(token, route);
+    return token;
+  }
+
+  close(token: string): void {
+    this.routes.delete(token);
+  }
+
+  deliver(params: Progress & { progressToken?: unknown }): void {
+    const { progressToken, ...progress } = params;
+    this.routes.get(String(progressToken))?.(progress);
+  }
 }
 
 /** Sends `notifications/progress` to the downstream client for its token. */
@@ -33,24 +59,52 @@ export function progressRelay(extra: RequestExtra, token: string | number): (pro
   };
 }
 
+export interface Forwarding {
+  extra: RequestExtra;
+  /** How long the server may stay silent: counted from the request, and again from each progress notification. */
+  timeoutMs: number;
+  progress: ProgressRoutes;
+}
+
+/** The longest delay setTimeout takes. */
+const NO_SDK_TIMEOUT = 2_147_483_647;
+
 export async function forwardRequest<S extends AnySchema>(
   client: Client,
   method: string,
   params: Params | undefined,
   schema: S,
-  extra: RequestExtra,
-  timeoutMs: number,
+  { extra, timeoutMs, progress }: Forwarding,
 ): Promise<SchemaOutput<S>> {
-  const token = progressTokenOf(params);
-  const forwarded = withoutProgressToken(params);
-  const options: RequestOptions = {
-    signal: extra.signal,
-    timeout: timeoutMs,
-    ...(token === undefined ? {} : { onprogress: progressRelay(extra, token), resetTimeoutOnProgress: true }),
-  };
+  // Aborted by the client's cancellation, or when the server stays silent too long (the SDK's
+  // own timeout cannot be reset by progress the gateway routes itself).
+  const controller = new AbortController();
+  const cancel = () => controller.abort(extra.signal.reason);
+  extra.signal.addEventListener("abort", cancel, { once: true });
+  if (extra.signal.aborted) cancel();
+  const expire = () => controller.abort(new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: timeoutMs }));
+  let timer = setTimeout(expire, timeoutMs);
+  const downstreamToken = progressTokenOf(params);
+  const relay = downstreamToken === undefined ? undefined : progressRelay(extra, downstreamToken);
+  const token =
+    relay === undefined
+      ? undefined
+      : progress.open((p) => {
+          clearTimeout(timer);
+          timer = setTimeout(expire, timeoutMs);
+          relay(p);
+        });
+  const forwarded = withProgressToken(params, token);
   try {
-    return await client.request({ method, ...(forwarded === undefined ? {} : { params: forwarded }) } as never, schema, options);
+    return await client.request({ method, ...(forwarded === undefined ? {} : { params: forwarded }) } as never, schema, {
+      signal: controller.signal,
+      timeout: NO_SDK_TIMEOUT,
+    });
   } catch (error) {
     throw relayError(error);
+  } finally {
+    clearTimeout(timer);
+    extra.signal.removeEventListener("abort", cancel);
+    if (token !== undefined) progress.close(token);
   }
 }

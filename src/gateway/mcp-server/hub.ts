@@ -27,6 +27,7 @@ import {
   ListRootsResultSchema,
   LoggingLevelSchema,
   LoggingMessageNotificationSchema,
+  ProgressNotificationSchema,
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
@@ -50,8 +51,10 @@ import type { Logger } from "../../core/logger.ts";
 import type { McpPool } from "../../mcp/pool.ts";
 import type { ProviderEntry } from "../routing/providers.ts";
 import { CHAT_TOOL_NAME, chatToolDefinition, runChatTool, type ChatToolDeps } from "./chat-tool.ts";
+import { compileToolFilter } from "../../mcp/registry/tool-filter.ts";
 import { mcpError, relayError } from "./errors.ts";
-import { forwardRequest } from "./forward.ts";
+import { namespaceOwner } from "./namespace.ts";
+import { forwardRequest, ProgressRoutes } from "./forward.ts";
 import { PromptRouter } from "./prompts.ts";
 import { ResourceRouter } from "./resources.ts";
 import { sampleWithModel } from "./sampling.ts";
@@ -106,6 +109,7 @@ export class McpHub {
   private readonly upstreamSubscriptions = new Map<string, string>();
   private stopWatching: (() => void) | undefined;
   private readonly logger: Logger;
+  private readonly progress = new ProgressRoutes();
 
   constructor(private readonly options: McpHubOptions) {
     this.logger = options.logger.child({ component: "mcp-server" });
@@ -132,6 +136,7 @@ export class McpHub {
     client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => this.onSampling(name, request.params, extra.signal));
     client.setRequestHandler(ElicitRequestSchema, (request, extra) => this.onElicitation(name, request.params, extra.signal));
     client.setRequestHandler(ListRootsRequestSchema, (request, extra) => this.onListRoots(name, request.params, extra.signal));
+    client.setNotificationHandler(ProgressNotificationSchema, (n) => this.progress.deliver(n.params));
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => this.onLog(name, n.params));
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => this.onResourceUpdated(n.params.uri, n.params));
     client.setNotificationHandler(ResourceListChangedNotificationSchema, () => this.notifyAll({ method: "notifications/resources/list_changed" }));
@@ -149,7 +154,7 @@ export class McpHub {
     return pool.servers.flatMap((server) => {
       const client = pool.connection(server.name)?.sdkClient;
       const capabilities = client?.getServerCapabilities();
-      return client && capabilities ? [{ name: server.name, prefix: server.prefix, client, capabilities, timeoutMs: server.timeoutMs }] : [];
+      return client && capabilities ? [{ name: server.name, prefix: server.prefix, client, capabilities, timeoutMs: server.timeoutMs, config: server }] : [];
     });
   }
 
@@ -380,13 +385,37 @@ export class McpHub {
     const chat = name === CHAT_TOOL_NAME ? this.chatDeps() : undefined;
     if (chat) return this.track(session, extra, "all", () => runChatTool(request.params.arguments, chat, extra, request.params));
     const entry = this.pool?.registry.get(name);
-    if (!entry) throw mcpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
-    const upstream = this.upstream(entry.server);
-    if (!upstream) throw mcpError(ErrorCode.InternalError, `MCP server "${entry.server}" is not available`);
-    const params = { ...request.params, name: entry.tool.name };
-    return this.track(session, extra, new Set([upstream.name]), () =>
-      forwardRequest(upstream.client, "tools/call", params, CallToolResultSchema, extra, upstream.timeoutMs),
+    let upstream: Upstream | undefined;
+    let original: string;
+    if (entry) {
+      upstream = this.upstream(entry.server);
+      if (!upstream) throw mcpError(ErrorCode.InternalError, `MCP server "${entry.server}" is not available`);
+      original = entry.tool.name;
+    } else {
+      // Not listed: the server whose namespace it is in answers (unless its tool filter hides it).
+      const owner = namespaceOwner(name, this.upstreams().filter((u) => u.capabilities.tools !== undefined));
+      if (!owner) this.refuseUnavailable(name);
+      if (!owner || !compileToolFilter(owner.upstream.config.tools)(owner.original)) throw mcpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      upstream = owner.upstream;
+      original = owner.original;
+    }
+    const params = { ...request.params, name: original };
+    const target = upstream;
+    return this.track(session, extra, new Set([target.name]), () =>
+      forwardRequest(target.client, "tools/call", params, CallToolResultSchema, { extra, timeoutMs: target.timeoutMs, progress: this.progress }),
     );
+  }
+
+  /** A name in the namespace of a configured server that is down: say so, rather than "unknown". */
+  private refuseUnavailable(name: string): void {
+    const pool = this.pool;
+    if (!pool) return;
+    const down = pool.servers.filter((s) => s.prefix !== "" && name.startsWith(s.prefix) && !pool.connection(s.name)?.sdkClient);
+    const server = down.sort((a, b) => b.prefix.length - a.prefix.length)[0];
+    if (!server) return;
+    const state = pool.connection(server.name)?.status;
+    const why = state?.error ? `: ${state.error.split("\n")[0]}` : "";
+    throw mcpError(ErrorCode.InternalError, `MCP server "${server.name}" is not available (${state?.status ?? "unknown"}${why})`);
   }
 
   listResources(): Promise<Resource[]> {
@@ -400,14 +429,14 @@ export class McpHub {
   async readResource(session: DownstreamSession, request: ReadResourceRequest, extra: RequestExtra) {
     const upstream = await this.resources.ownerOf(request.params.uri);
     return this.track(session, extra, new Set([upstream.name]), () =>
-      forwardRequest(upstream.client, "resources/read", request.params, ResultSchema, extra, upstream.timeoutMs),
+      forwardRequest(upstream.client, "resources/read", request.params, ResultSchema, { extra, timeoutMs: upstream.timeoutMs, progress: this.progress }),
     );
   }
 
   async subscribe(session: DownstreamSession, uri: string, extra: RequestExtra): Promise<void> {
     const upstream = await this.resources.ownerOf(uri);
     if (!this.upstreamSubscriptions.has(uri)) {
-      await forwardRequest(upstream.client, "resources/subscribe", { uri }, ResultSchema, extra, upstream.timeoutMs);
+      await forwardRequest(upstream.client, "resources/subscribe", { uri }, ResultSchema, { extra, timeoutMs: upstream.timeoutMs, progress: this.progress });
       this.upstreamSubscriptions.set(uri, upstream.name);
     }
     session.subscriptions.add(uri);
@@ -421,7 +450,7 @@ export class McpHub {
     this.upstreamSubscriptions.delete(uri);
     const upstream = this.upstream(server);
     if (!upstream) return;
-    if (extra) await forwardRequest(upstream.client, "resources/unsubscribe", { uri }, ResultSchema, extra, upstream.timeoutMs);
+    if (extra) await forwardRequest(upstream.client, "resources/unsubscribe", { uri }, ResultSchema, { extra, timeoutMs: upstream.timeoutMs, progress: this.progress });
     else await upstream.client.request({ method: "resources/unsubscribe", params: { uri } }, ResultSchema, { timeout: upstream.timeoutMs });
   }
 
@@ -432,7 +461,7 @@ export class McpHub {
   async getPrompt(session: DownstreamSession, request: GetPromptRequest, extra: RequestExtra) {
     const { upstream, ref } = await this.prompts.resolve(request.params.name);
     return this.track(session, extra, new Set([upstream.name]), () =>
-      forwardRequest(upstream.client, "prompts/get", { ...request.params, name: ref.tool }, ResultSchema, extra, upstream.timeoutMs),
+      forwardRequest(upstream.client, "prompts/get", { ...request.params, name: ref.tool }, ResultSchema, { extra, timeoutMs: upstream.timeoutMs, progress: this.progress }),
     );
   }
 
@@ -448,7 +477,7 @@ export class McpHub {
       upstream = await this.resources.ownerOfTemplate(ref.uri);
     }
     return this.track(session, extra, new Set([upstream.name]), () =>
-      forwardRequest(upstream.client, "completion/complete", params, CompleteResultSchema, extra, upstream.timeoutMs),
+      forwardRequest(upstream.client, "completion/complete", params, CompleteResultSchema, { extra, timeoutMs: upstream.timeoutMs, progress: this.progress }),
     );
   }
 
@@ -458,7 +487,7 @@ export class McpHub {
     const loggers = this.upstreams().filter((u) => u.capabilities.logging !== undefined);
     await Promise.all(
       loggers.map((u) =>
-        forwardRequest(u.client, "logging/setLevel", { level }, ResultSchema, extra, u.timeoutMs).catch((error: unknown) =>
+        forwardRequest(u.client, "logging/setLevel", { level }, ResultSchema, { extra, timeoutMs: u.timeoutMs, progress: this.progress }).catch((error: unknown) =>
           this.logger.warn({ server: u.name, err: String(error) }, "forwarding logging/setLevel failed"),
         ),
       ),

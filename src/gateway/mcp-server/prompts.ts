@@ -8,6 +8,7 @@ import { ListPromptsResultSchema, type Prompt } from "@modelcontextprotocol/sdk/
 import type { Logger } from "../../core/logger.ts";
 import { buildToolNameMap, type ToolNameMap, type ToolRef } from "../../mcp/names.ts";
 import { mcpError } from "./errors.ts";
+import { namespaceOwner } from "./namespace.ts";
 import type { Upstream } from "./types.ts";
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 
@@ -71,7 +72,10 @@ export class PromptRouter {
       await this.list();
       found = find();
     }
-    if (!found) throw mcpError(ErrorCode.InvalidParams, `Prompt ${name} not found`);
-    return found;
+    if (found) return found;
+    // Not listed: the server whose namespace it is in answers, as it would directly.
+    const owner = namespaceOwner(name, this.withPrompts());
+    if (!owner) throw mcpError(ErrorCode.InvalidParams, `Prompt ${name} not found`);
+    return { upstream: owner.upstream, ref: { server: owner.upstream.name, tool: owner.original } };
   }
 }

@@ -1,6 +1,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { ServerConfig } from "../../core/config/index.ts";
 import type { LoggingLevel, ServerCapabilities, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 
 /** What a downstream request handler gets from the SDK (abort signal, related sends, _meta). */
@@ -15,6 +16,7 @@ export interface Upstream {
   capabilities: ServerCapabilities;
   /** Per-request timeout for this server. */
   timeoutMs: number;
+  config: ServerConfig;
 }
 
 /** One connected MCP client of the gateway: the stdio client, or one Streamable HTTP session. */

@@ -6,7 +6,8 @@
 import { createAnthropicAdapter } from "../../adapters/anthropic/index.ts";
 import { createOpenAIChatAdapter } from "../../adapters/openai-chat/index.ts";
 import type { AdapterOptions, ModelAdapter } from "../../adapters/types.ts";
-import type { ResolvedProviderConfig } from "../../core/config/index.ts";
+import { describeQuirks, resolveQuirks, schemaTargetOf, type ResolvedQuirks } from "../../adapters/quirks/index.ts";
+import { ConfigError, type ResolvedProviderConfig } from "../../core/config/index.ts";
 import type { SchemaTarget } from "../../core/index.ts";
 
 export interface ProviderEntry {
@@ -18,22 +19,36 @@ export interface ProviderEntry {
   /** Why the provider cannot be used. */
   unavailable?: string;
   schemaTarget: SchemaTarget;
+  /** The quirk preset and switches in force (OpenAI-protocol providers). */
+  quirks?: ResolvedQuirks;
 }
 
-export type AdapterFactory = (config: ResolvedProviderConfig, options: AdapterOptions) => ModelAdapter;
+export type AdapterFactory = (config: ResolvedProviderConfig, options: AdapterOptions, quirks: ResolvedQuirks | undefined) => ModelAdapter;
 
-const defaultFactory: AdapterFactory = (config, options) =>
-  config.type === "anthropic" ? createAnthropicAdapter(options) : createOpenAIChatAdapter(options);
+const defaultFactory: AdapterFactory = (config, options, quirks) =>
+  config.type === "anthropic" ? createAnthropicAdapter(options) : createOpenAIChatAdapter(options, quirks ? { quirks: quirks.switches } : {});
 
-function schemaTargetOf(config: ResolvedProviderConfig): SchemaTarget {
-  if (config.type === "anthropic") return "anthropic";
-  return config.quirks === "gemini" ? "gemini" : "openai";
+/** The provider's quirks, or a ConfigError naming `providers.<name>.quirks`. */
+export function providerQuirks(config: ResolvedProviderConfig): ResolvedQuirks | undefined {
+  if (config.type === "anthropic") {
+    if (config.quirks !== undefined) {
+      throw new ConfigError("(config)", [{ path: `providers.${config.name}.quirks`, message: "quirks presets apply to OpenAI-protocol providers (type \"openai\")" }]);
+    }
+    return undefined;
+  }
+  try {
+    return resolveQuirks(config.quirks);
+  } catch (error) {
+    throw new ConfigError("(config)", [{ path: `providers.${config.name}.quirks`, message: (error as Error).message }]);
+  }
 }
 
 export function buildProviders(configs: Record<string, ResolvedProviderConfig>, factory: AdapterFactory = defaultFactory): Map<string, ProviderEntry> {
   const entries = new Map<string, ProviderEntry>();
   for (const [name, config] of Object.entries(configs)) {
-    const base = { name, type: config.type, config, schemaTarget: schemaTargetOf(config) };
+    const quirks = providerQuirks(config);
+    const schemaTarget: SchemaTarget = quirks ? schemaTargetOf(quirks.switches) : "anthropic";
+    const base = { name, type: config.type, config, schemaTarget, ...(quirks ? { quirks } : {}) };
     if (config.missingVariables.length > 0) {
       const vars = config.missingVariables.join(", ");
       entries.set(name, { ...base, unavailable: `provider "${name}" is unavailable: set the environment variable ${vars}` });
@@ -47,14 +62,13 @@ export function buildProviders(configs: Record<string, ResolvedProviderConfig>, 
       ...(config.timeoutMs === undefined ? {} : { timeoutMs: config.timeoutMs }),
       ...(config.maxTokens === undefined ? {} : { defaultMaxTokens: config.maxTokens }),
     };
-    entries.set(name, { ...base, adapter: factory(config, options) });
+    entries.set(name, { ...base, adapter: factory(config, options, quirks) });
   }
   return entries;
 }
 
 /** The quirk preset in force for a provider, for `mcp-gateway check`. */
 export function describeProviderQuirks(config: ResolvedProviderConfig): string {
-  if (config.type === "anthropic") return "anthropic";
-  if (config.quirks === undefined) return "openai";
-  return typeof config.quirks === "string" ? config.quirks : `custom (${Object.keys(config.quirks).join(", ")})`;
+  const quirks = providerQuirks(config);
+  return quirks ? describeQuirks(quirks) : "anthropic";
 }

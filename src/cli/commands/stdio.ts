@@ -1,0 +1,20 @@
+import { loadConfigFile, resolveConfigPath } from "../../core/config/index.ts";
+import { createGateway } from "../../gateway/runtime.ts";
+import { serveStdio } from "../../gateway/mcp-server/stdio.ts";
+import type { CliArgs } from "../args.ts";
+
+/** `mcp-gateway stdio`: the gateway as an MCP server on stdin/stdout; logs go to stderr only. */
+export async function stdioCommand(args: CliArgs): Promise<number> {
+  const config = await loadConfigFile(resolveConfigPath(args.config, process.env));
+  const gateway = await createGateway(config);
+  const serving = await serveStdio(gateway.mcp);
+  gateway.logger.info({ config: config.path, tools: gateway.mcp.listTools().length }, "mcp-gateway serving MCP on stdio");
+  const stop = () => void serving.stop();
+  process.once("SIGTERM", stop);
+  process.once("SIGINT", stop);
+  // The signal handlers stay: a SIGTERM while shutting down must not cut the MCP servers' cleanup short.
+  const reason = await serving.closed;
+  await gateway.close();
+  gateway.logger.info({ reason }, "stopped");
+  return 0;
+}

@@ -1,0 +1,273 @@
+/**
+ * `POST|GET|DELETE /mcp`: the MCP Streamable HTTP transport on the gateway's HTTP port.
+ *
+ * - One SDK Server + transport per session (Mcp-Session-Id); an `initialize` without a session
+ *   opens one. A session ends on DELETE, when the gateway stops, or after `idleMs` without a
+ *   request and without an open stream (clients that vanish without DELETE do not leak).
+ * - Server-to-client messages stream as SSE (on the request's stream, or the GET stream), every
+ *   event kept in a bounded per-session store so a client resumes with `Last-Event-ID`.
+ * - DNS-rebinding protection: the Host header must name a loopback host (localhost, 127.0.0.1,
+ *   [::1]) or one in `gateway.allowedHosts`, and an Origin header, when sent, a loopback origin
+ *   or one in `gateway.allowedOrigins` ("*" in either list accepts anything). Otherwise 403.
+ * - With `gateway.apiKeys` set, `Authorization: Bearer <key>` is required (401 otherwise).
+ */
+import { randomUUID } from "node:crypto";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { Hono, MiddlewareHandler } from "hono";
+import type { GatewayConfig } from "../../core/config/index.ts";
+import type { Logger } from "../../core/logger.ts";
+import { bearerAuth } from "../http/auth.ts";
+import { MemoryEventStore } from "./event-store.ts";
+import type { McpHub } from "./hub.ts";
+import type { DownstreamSession } from "./types.ts";
+
+export interface McpHttpOptions {
+  hub: McpHub;
+  config: GatewayConfig;
+  logger: Logger;
+  /** A session with no request and no open stream for this long is closed (default 30 min). */
+  idleMs?: number;
+  /** Bound on the events kept per session for resumption (default 1000). */
+  maxStoredEvents?: number;
+  /** Largest sessionless POST (an initialize) read, in bytes (default 1 MiB). */
+  maxInitializeBytes?: number;
+}
+
+interface HttpSession {
+  session: DownstreamSession;
+  transport: WebStandardStreamableHTTPServerTransport;
+  /** Requests whose response is still being written (open SSE streams included). */
+  open: number;
+  lastSeen: number;
+  /** Resolved (and cleared) whenever `open` drops to 0. */
+  idleWaiters: (() => void)[];
+}
+
+function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
+    status,
+    headers: { "content-type": "application/json", ...headers },
+  });
+}
+
+/* ---------------- DNS-rebinding protection ---------------- */
+
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
+
+/** The host name of a Host header value (`example.com:4000` -> `example.com`, `[::1]:80` -> `[::1]`). */
+export function hostName(host: string): string {
+  const value = host.trim().toLowerCase();
+  if (value.startsWith("[")) return value.slice(0, value.indexOf("]") + 1) || value;
+  const colon = value.indexOf(":");
+  return colon === -1 || value.indexOf(":", colon + 1) !== -1 ? value : value.slice(0, colon);
+}
+
+export function hostAllowed(host: string | undefined, allowed: readonly string[]): boolean {
+  if (allowed.includes("*")) return true;
+  if (!host) return false;
+  const name = hostName(host);
+  if (LOOPBACK_HOSTS.has(name)) return true;
+  const list = allowed.map((h) => h.trim().toLowerCase());
+  return list.includes(host.trim().toLowerCase()) || list.includes(name);
+}
+
+export function originAllowed(origin: string | undefined, allowed: readonly string[]): boolean {
+  if (origin === undefined || allowed.includes("*")) return true;
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  if ((url.protocol === "http:" || url.protocol === "https:") && LOOPBACK_HOSTS.has(url.hostname.toLowerCase())) return true;
+  const normalized = url.origin.toLowerCase();
+  return allowed.some((o) => o.trim().replace(/\/+$/, "").toLowerCase() === normalized);
+}
+
+export function rebindingGuard(config: GatewayConfig): MiddlewareHandler {
+  return async (c, next) => {
+    const host = c.req.header("host");
+    if (!hostAllowed(host, config.gateway.allowedHosts)) {
+      return jsonRpcError(403, -32000, `Forbidden: Host "${host ?? ""}" is not allowed (add it to gateway.allowedHosts)`);
+    }
+    const origin = c.req.header("origin");
+    if (!originAllowed(origin, config.gateway.allowedOrigins)) {
+      return jsonRpcError(403, -32000, `Forbidden: Origin "${origin}" is not allowed (add it to gateway.allowedOrigins)`);
+    }
+    return next();
+  };
+}
+
+/* ---------------- the endpoint ---------------- */
+
+/** Reads at most `max` bytes of a body; undefined when it is larger. */
+async function readCapped(request: Request, max: number): Promise<string | undefined> {
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** `body` with `done` called once when it has been read to the end, failed, or was cancelled. */
+function onFinished(body: ReadableStream<Uint8Array>, done: () => void): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  let finished = false;
+  const end = () => {
+    if (finished) return;
+    finished = true;
+    done();
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { value, done: isDone } = await reader.read();
+        if (isDone) {
+          end();
+          controller.close();
+        } else {
+          controller.enqueue(value);
+        }
+      } catch (error) {
+        end();
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      end();
+      return reader.cancel(reason);
+    },
+  });
+}
+
+function containsInitialize(body: unknown): boolean {
+  return Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body);
+}
+
+export class McpHttpEndpoint {
+  private readonly sessions = new Map<string, HttpSession>();
+  private readonly sweeper: NodeJS.Timeout;
+  private readonly idleMs: number;
+
+  constructor(private readonly options: McpHttpOptions) {
+    this.idleMs = options.idleMs ?? 30 * 60_000;
+    this.sweeper = setInterval(() => void this.sweep(), Math.max(1_000, Math.min(60_000, this.idleMs / 2)));
+    this.sweeper.unref();
+  }
+
+  mount(app: Hono): void {
+    app.all("/mcp", rebindingGuard(this.options.config), bearerAuth(this.options.config.gateway.apiKeys), (c) => this.handle(c.req.raw));
+  }
+
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  private async handle(request: Request): Promise<Response> {
+    const id = request.headers.get("mcp-session-id");
+    if (id !== null) {
+      const entry = this.sessions.get(id);
+      if (!entry) return jsonRpcError(404, -32001, "Session not found");
+      return this.serve(entry, request);
+    }
+    if (request.method !== "POST") {
+      if (request.method === "GET" || request.method === "DELETE") return jsonRpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");
+      return jsonRpcError(405, -32000, "Method not allowed.", { allow: "GET, POST, DELETE" });
+    }
+    const text = await readCapped(request, Math.min(this.options.maxInitializeBytes ?? 1024 * 1024, this.options.config.gateway.maxBodyBytes));
+    if (text === undefined) return jsonRpcError(413, -32000, "Payload too large");
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return jsonRpcError(400, -32700, "Parse error: Invalid JSON");
+    }
+    if (!containsInitialize(body)) return jsonRpcError(400, -32000, "Bad Request: No valid session ID provided");
+    const entry = await this.open();
+    const response = await this.serve(entry, request, body);
+    // An initialize the transport refused leaves a session nobody can use.
+    if (entry.transport.sessionId === undefined) await this.closeSession(entry);
+    return response;
+  }
+
+  private async open(): Promise<HttpSession> {
+    const id = randomUUID();
+    const session = this.options.hub.createSession(id);
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
+      eventStore: new MemoryEventStore(this.options.maxStoredEvents ?? 1000),
+      maxRequestBodySize: this.options.config.gateway.maxBodyBytes,
+    });
+    const entry: HttpSession = { session, transport, open: 0, lastSeen: Date.now(), idleWaiters: [] };
+    this.sessions.set(id, entry);
+    const onServerClose = session.server.onclose;
+    session.server.onclose = () => {
+      onServerClose?.();
+      if (this.sessions.get(id) === entry) this.sessions.delete(id);
+      this.options.logger.debug({ session: id }, "mcp session closed");
+    };
+    await session.server.connect(transport);
+    this.options.logger.debug({ session: id }, "mcp session opened");
+    return entry;
+  }
+
+  private async serve(entry: HttpSession, request: Request, parsedBody?: unknown): Promise<Response> {
+    entry.lastSeen = Date.now();
+    entry.open++;
+    let response: Response;
+    try {
+      response = await entry.transport.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody });
+    } catch (error) {
+      this.finish(entry);
+      throw error;
+    }
+    if (!response.body) {
+      this.finish(entry);
+      return response;
+    }
+    return new Response(onFinished(response.body, () => this.finish(entry)), { status: response.status, statusText: response.statusText, headers: response.headers });
+  }
+
+  private finish(entry: HttpSession): void {
+    entry.open--;
+    entry.lastSeen = Date.now();
+    if (entry.open <= 0) for (const resolve of entry.idleWaiters.splice(0)) resolve();
+  }
+
+  /** Resolves once the session has no response in progress (no open stream); diagnostics and tests. */
+  whenIdle(sessionId: string): Promise<void> {
+    const entry = this.sessions.get(sessionId);
+    if (!entry || entry.open <= 0) return Promise.resolve();
+    return new Promise((resolve) => entry.idleWaiters.push(resolve));
+  }
+
+  private async closeSession(entry: HttpSession): Promise<void> {
+    if (this.sessions.get(entry.session.id) === entry) this.sessions.delete(entry.session.id);
+    await entry.transport.close().catch(() => undefined);
+    await entry.session.server.close().catch(() => undefined);
+  }
+
+  /** Closes sessions idle past `idleMs` with no open stream (runs on a timer; `now` for tests). */
+  async sweep(now = Date.now()): Promise<void> {
+    const idle = [...this.sessions.values()].filter((entry) => entry.open <= 0 && now - entry.lastSeen > this.idleMs);
+    for (const entry of idle) this.options.logger.info({ session: entry.session.id }, "closing idle mcp session");
+    await Promise.all(idle.map((entry) => this.closeSession(entry)));
+  }
+
+  /** Closes every session (open streams end) and stops the sweeper. */
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    await Promise.all([...this.sessions.values()].map((entry) => this.closeSession(entry)));
+  }
+}
