@@ -1,0 +1,50 @@
+// A minimal OpenAI-compatible upstream for benchmarks (plain node, no TypeScript loader).
+// Answers instantly; when the last message is not a tool result and the request offers the
+// everything__echo tool with "call-tool" in the prompt, it asks for that tool first.
+import { createServer } from "node:http";
+
+const port = Number(process.env.PORT ?? 0);
+const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
+const base = (model) => ({ id: "chatcmpl-bench", created: 1, model });
+
+function wantsTool(body) {
+  const last = body.messages.at(-1);
+  return last?.role === "user" && String(last.content).includes("call-tool") && (body.tools ?? []).some((t) => t.function.name === "everything__echo");
+}
+
+function reply(body) {
+  if (wantsTool(body)) {
+    return { content: null, tool_calls: [{ id: `call_${Math.random().toString(36).slice(2, 10)}`, type: "function", function: { name: "everything__echo", arguments: '{"message":"bench"}' } }] };
+  }
+  return { content: "Hello from the benchmark upstream." };
+}
+
+function stream(res, body, message) {
+  res.writeHead(200, { "content-type": "text/event-stream" });
+  const chunk = (delta, finish = null) => `data: ${JSON.stringify({ ...base(body.model), object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  let out = chunk({ role: "assistant", content: "" });
+  if (message.tool_calls) {
+    const call = message.tool_calls[0];
+    out += chunk({ tool_calls: [{ index: 0, id: call.id, type: "function", function: { name: call.function.name, arguments: call.function.arguments } }] });
+    out += chunk({}, "tool_calls");
+  } else {
+    for (const word of message.content.split(" ")) out += chunk({ content: `${word} ` });
+    out += chunk({}, "stop");
+  }
+  out += `data: ${JSON.stringify({ ...base(body.model), object: "chat.completion.chunk", choices: [], usage })}\n\n`;
+  res.end(`${out}data: [DONE]\n\n`);
+}
+
+const server = createServer((req, res) => {
+  const chunks = [];
+  req.on("data", (c) => chunks.push(c));
+  req.on("end", () => {
+    const body = JSON.parse(Buffer.concat(chunks).toString() || "{}");
+    const message = reply(body);
+    if (body.stream) return stream(res, body, message);
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ ...base(body.model), object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", ...message }, finish_reason: message.tool_calls ? "tool_calls" : "stop" }], usage }));
+  });
+});
+server.keepAliveTimeout = 60_000;
+server.listen(port, "127.0.0.1", () => process.stdout.write(`listening ${server.address().port}\n`));

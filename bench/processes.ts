@@ -1,0 +1,74 @@
+/** Child processes for the benchmark: each on 127.0.0.1, ready when it says so. */
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+
+export interface Running {
+  child: ChildProcess;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on("error", reject);
+  });
+}
+
+/** Starts a process and resolves once `ready` matches its output (stdout or stderr). */
+export function start(command: string, args: string[], options: { env?: Record<string, string>; cwd?: string; ready: RegExp; port: number }): Promise<Running> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    const onData = (data: Buffer) => {
+      output += data.toString();
+      if (options.ready.test(output)) {
+        child.stdout!.off("data", onData);
+        child.stderr!.off("data", onData);
+        child.stdout!.resume();
+        child.stderr!.resume();
+        resolve({
+          child,
+          port: options.port,
+          stop: () =>
+            new Promise((done) => {
+              if (child.exitCode !== null) return done();
+              child.once("exit", () => done());
+              child.kill("SIGTERM");
+            }),
+        });
+      }
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", onData);
+    child.once("exit", (code) => reject(new Error(`${command} ${args.join(" ")} exited (${code}) before it was ready:\n${output}`)));
+  });
+}
+
+/** Resident set size of a process, in MB (Linux). */
+export function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return kb / 1024;
+}
+
+/** Samples a process's RSS until stopped; returns the peak. */
+export function watchRss(pid: number, everyMs = 50): () => number {
+  let peak = rssMb(pid);
+  const timer = setInterval(() => {
+    try {
+      peak = Math.max(peak, rssMb(pid));
+    } catch {
+      // process gone
+    }
+  }, everyMs);
+  return () => {
+    clearInterval(timer);
+    return peak;
+  };
+}

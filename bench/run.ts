@@ -1,0 +1,156 @@
+/**
+ * `npm run bench`: what the gateway costs per request, measured against a direct baseline in
+ * the same run. Starts a local fake upstream, server-everything over Streamable HTTP, and the
+ * gateway (as a user runs it: `node bin/mcp-gateway.js serve`), each in its own process on
+ * 127.0.0.1. Prints a table and writes bench/results.json. BENCH_SECONDS sets the duration of
+ * each throughput run (default 5).
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir, totalmem } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { percentile, sequentialLatency, throughput, type Latency, type Throughput } from "./measure.ts";
+import { freePort, start, watchRss, type Running } from "./processes.ts";
+
+const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const node = process.execPath;
+
+interface Row {
+  scenario: string;
+  direct: string;
+  gateway: string;
+  ratio: string;
+}
+const rows: Row[] = [];
+const results: Record<string, unknown> = {};
+const f = (n: number, digits = 2) => n.toFixed(digits);
+
+async function startAll(): Promise<{ fake: Running; everything: Running; gateway: Running }> {
+  const [fakePort, everythingPort, gatewayPort] = [await freePort(), await freePort(), await freePort()];
+  const fake = await start(node, [join(root, "bench", "fake-upstream.mjs")], { env: { PORT: String(fakePort) }, ready: /listening/, port: fakePort });
+  const everything = await start(
+    node,
+    ["--require", join(root, "test", "helpers", "loopback-preload.cjs"), join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js"), "streamableHttp"],
+    { env: { PORT: String(everythingPort) }, ready: /listening on port/i, port: everythingPort },
+  );
+  const config = join(mkdtempSync(join(tmpdir(), "mcpgw-bench-")), "mcp.config.json");
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: { everything: { type: "http", url: `http://127.0.0.1:${everythingPort}/mcp` } },
+      providers: { fake: { type: "openai", baseURL: `http://127.0.0.1:${fakePort}/v1` } },
+      gateway: { port: gatewayPort, maxConcurrentRequests: 4096, retries: { attempts: 1 } },
+    }),
+  );
+  const gateway = await start(node, [join(root, "bin", "mcp-gateway.js"), "serve", "--config", config], {
+    // Info level, as in production: one log line per request is part of the cost.
+    env: { LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "info" },
+    ready: /listening on/,
+    port: gatewayPort,
+  });
+  return { fake, everything, gateway };
+}
+
+const chat = (model: string, stream: boolean, content = "Say hello") => JSON.stringify({ model, stream, messages: [{ role: "user", content }] });
+
+async function passThrough(fakeUrl: string, gatewayUrl: string): Promise<void> {
+  for (const stream of [false, true]) {
+    const label = stream ? "streaming" : "non-streaming";
+    const direct = await sequentialLatency(fakeUrl, chat("m", stream), 2000);
+    const via = await sequentialLatency(gatewayUrl, chat("fake/m", stream), 2000, { "x-mcp-servers": "none" });
+    results[`latency_${label}_c1`] = { direct, gateway: via, addedP50Ms: via.p50 - direct.p50 };
+    rows.push({ scenario: `${label} latency p50 / p99, 1 conn (ms)`, direct: `${f(direct.p50)} / ${f(direct.p99)}`, gateway: `${f(via.p50)} / ${f(via.p99)}`, ratio: `+${f(via.p50 - direct.p50, 3)} ms` });
+    if (stream) rows.push({ scenario: "stream time to first byte p50 (ms)", direct: f(direct.ttfbP50!), gateway: f(via.ttfbP50!), ratio: `+${f(via.ttfbP50! - direct.ttfbP50!, 3)} ms` });
+    for (const connections of [1, 16, 64]) {
+      const d = await throughput(fakeUrl, chat("m", stream), connections, SECONDS);
+      const g = await throughput(gatewayUrl, chat("fake/m", stream), connections, SECONDS, { "x-mcp-servers": "none" });
+      results[`throughput_${label}_c${connections}`] = { direct: d, gateway: g };
+      rows.push(throughputRow(`${label} req/s, ${connections} conn (p50/p99 ms)`, d, g));
+    }
+  }
+}
+
+function throughputRow(scenario: string, d: Throughput, g: Throughput): Row {
+  const errors = g.errors > 0 ? ` (${g.errors} errors)` : "";
+  return { scenario, direct: `${f(d.rps, 0)} (${d.p50}/${d.p99})`, gateway: `${f(g.rps, 0)} (${g.p50}/${g.p99})${errors}`, ratio: `${f((g.rps / d.rps) * 100, 0)}%` };
+}
+
+async function mcpCalls(url: string, tool: string, count: number): Promise<Latency & { callsPerSecond: number }> {
+  const client = new Client({ name: "bench", version: "1" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  for (let i = 0; i < 50; i++) await client.callTool({ name: tool, arguments: { message: "warm" } });
+  const times: number[] = [];
+  const started = performance.now();
+  for (let i = 0; i < count; i++) {
+    const t = performance.now();
+    await client.callTool({ name: tool, arguments: { message: "bench" } });
+    times.push(performance.now() - t);
+  }
+  const elapsed = performance.now() - started;
+  await client.close();
+  times.sort((a, b) => a - b);
+  return { p50: percentile(times, 50), p99: percentile(times, 99), mean: elapsed / count, callsPerSecond: (count / elapsed) * 1000 };
+}
+
+async function mcpToolCall(everythingPort: number, gatewayPort: number): Promise<void> {
+  const probe = await fetch(`http://127.0.0.1:${gatewayPort}/mcp`, { method: "GET" });
+  if (probe.status === 404) {
+    rows.push({ scenario: "MCP tool call via /mcp", direct: "-", gateway: "skipped: no /mcp", ratio: "-" });
+    return;
+  }
+  const direct = await mcpCalls(`http://127.0.0.1:${everythingPort}/mcp`, "echo", 500);
+  const via = await mcpCalls(`http://127.0.0.1:${gatewayPort}/mcp`, "everything__echo", 500);
+  results.mcp_tool_call = { direct, gateway: via };
+  rows.push({ scenario: "MCP tools/call p50 / p99 (ms)", direct: `${f(direct.p50)} / ${f(direct.p99)}`, gateway: `${f(via.p50)} / ${f(via.p99)}`, ratio: `+${f(via.p50 - direct.p50, 3)} ms` });
+}
+
+async function conversations(gateway: Running, count: number): Promise<void> {
+  const peak = watchRss(gateway.child.pid!);
+  const started = performance.now();
+  const outcomes = await Promise.all(
+    Array.from({ length: count }, async () => {
+      try {
+        const response = await fetch(`http://127.0.0.1:${gateway.port}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: chat("fake/m", true, "call-tool please") });
+        const text = await response.text();
+        return response.status === 200 && text.includes("data: [DONE]") && !text.includes('"error"') && text.includes("Hello");
+      } catch {
+        return false;
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const errors = outcomes.filter((ok) => !ok).length;
+  const peakRss = peak();
+  results.concurrent_conversations = { count, errors, peakRssMb: peakRss, seconds };
+  rows.push({ scenario: `${count} concurrent streamed conversations with 1 MCP call`, direct: "-", gateway: `${errors} errors, peak RSS ${f(peakRss, 0)} MB, ${f(seconds)} s`, ratio: "-" });
+}
+
+function printTable(): void {
+  const headers: Row = { scenario: "scenario", direct: "direct", gateway: "through the gateway", ratio: "gateway vs direct" };
+  const all = [headers, ...rows];
+  const width = (key: keyof Row) => Math.max(...all.map((r) => r[key].length));
+  const line = (r: Row) => `${r.scenario.padEnd(width("scenario"))}  ${r.direct.padEnd(width("direct"))}  ${r.gateway.padEnd(width("gateway"))}  ${r.ratio}`;
+  process.stdout.write(`${line(headers)}\n${"-".repeat(line(headers).length)}\n${rows.map(line).join("\n")}\n`);
+}
+
+async function main(): Promise<void> {
+  const { fake, everything, gateway } = await startAll();
+  try {
+    await passThrough(`http://127.0.0.1:${fake.port}/v1/chat/completions`, `http://127.0.0.1:${gateway.port}/v1/chat/completions`);
+    await mcpToolCall(everything.port, gateway.port);
+    await conversations(gateway, 1000);
+  } finally {
+    await Promise.all([gateway.stop(), everything.stop(), fake.stop()]);
+  }
+  printTable();
+  const machine = { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version };
+  writeFileSync(join(root, "bench", "results.json"), `${JSON.stringify({ date: new Date().toISOString(), machine, seconds: SECONDS, results }, null, 2)}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});
