@@ -39,19 +39,32 @@ function responseHeaders(raw: Record<string, string | string[] | undefined>): He
  * socket error as cause), so the SDKs' and adapters' error mapping sees what it knows.
  */
 function webBody(body: Readable): ReadableStream<Uint8Array> {
+  // Set once the web side is closed, errored or cancelled: data the socket still delivers
+  // after that is dropped, not enqueued on a closed controller.
+  let done = false;
   return new ReadableStream<Uint8Array>({
     start(controller) {
       body.on("data", (chunk: Buffer) => {
+        if (done) return;
         controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
         if ((controller.desiredSize ?? 1) <= 0) body.pause();
       });
-      body.once("end", () => controller.close());
-      body.once("error", (error) => controller.error(new TypeError("terminated", { cause: error })));
+      body.once("end", () => {
+        if (done) return;
+        done = true;
+        controller.close();
+      });
+      body.once("error", (error) => {
+        if (done) return;
+        done = true;
+        controller.error(new TypeError("terminated", { cause: error }));
+      });
     },
     pull() {
       body.resume();
     },
     cancel(reason) {
+      done = true;
       body.destroy(reason instanceof Error ? reason : undefined);
     },
   });
