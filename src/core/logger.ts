@@ -28,8 +28,8 @@ export interface LoggerOptions {
 export function createLogger(options: LoggerOptions = {}): Logger {
   const secrets = (options.secrets ?? []).filter((s) => s.length >= 4);
   const scrub = (line: string) => secrets.reduce((out, secret) => (out.includes(secret) ? out.split(secret).join("[REDACTED]") : out), line);
-  // Asynchronous, coalescing writes to stderr (sonic-boom): a log line per request must not
-  // cost a blocking syscall each. Flushed when the process exits.
+  // Asynchronous writes to stderr (sonic-boom): lines written while a write is in flight are
+  // coalesced, so a log line per request does not cost a blocking syscall each.
   const destination = options.destination ?? pino.destination({ dest: 2, sync: false });
   return pino(
     {

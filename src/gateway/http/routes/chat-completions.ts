@@ -4,6 +4,7 @@ import type { ChatDeps } from "../../chat/context.ts";
 import { prepareChat } from "../../chat/prepare.ts";
 import { completeChat } from "../../chat/respond-json.ts";
 import { streamChat } from "../../chat/respond-sse.ts";
+import { whenClientGone } from "../client-gone.ts";
 import { errorResponse } from "../errors.ts";
 import { jsonShapeProblem, type JsonLimits } from "../limits.ts";
 
@@ -27,9 +28,9 @@ export function chatCompletionsHandler(deps: ChatDeps) {
     const started = performance.now();
     // Aborted when the client disconnects: cancels the upstream call and pending MCP calls.
     const controller = new AbortController();
-    const clientSignal = c.req.raw.signal;
-    const onClientGone = () => controller.abort(new GatewayError("the client closed the connection", { status: 499, type: "api_error", code: "client_closed" }));
-    clientSignal.addEventListener("abort", onClientGone, { once: true });
+    const stopWatching = whenClientGone(c, () =>
+      controller.abort(new GatewayError("the client closed the connection", { status: 499, type: "api_error", code: "client_closed" })),
+    );
     const limits = deps.config.gateway;
     // The whole request (every turn and tool call) has a deadline.
     const deadline = setTimeout(
@@ -44,19 +45,19 @@ export function chatCompletionsHandler(deps: ChatDeps) {
         const handle = await streamChat(prepared, deps, controller, { "x-request-id": requestId });
         void handle.finished.then((outcome) => {
           clearTimeout(deadline);
-          clientSignal.removeEventListener("abort", onClientGone);
+          stopWatching();
           log.info({ ...logFields, ms: Math.round(performance.now() - started), stop: outcome?.stopReason ?? "aborted_or_failed", turns: outcome?.turns, usage: outcome?.usage }, "chat completion streamed");
         });
         return handle.response;
       }
       const { completion, outcome } = await completeChat(prepared, deps, controller.signal);
       clearTimeout(deadline);
-      clientSignal.removeEventListener("abort", onClientGone);
+      stopWatching();
       log.info({ ...logFields, ms: Math.round(performance.now() - started), stop: outcome.stopReason, turns: outcome.turns, tools: outcome.tools.length, usage: outcome.usage }, "chat completion");
       return c.json(completion, 200, { "x-mcp-gateway-stop-reason": outcome.stopReason });
     } catch (error) {
       clearTimeout(deadline);
-      clientSignal.removeEventListener("abort", onClientGone);
+      stopWatching();
       const failure = error instanceof GatewayError ? error : undefined;
       if (!failure || failure.status >= 500) log.error({ err: error instanceof Error ? error.message : String(error) }, "chat completion failed");
       else log.info({ status: failure.status, code: failure.code }, "chat completion refused");

@@ -1,0 +1,26 @@
+import type { Context } from "hono";
+
+interface NodeOutgoing {
+  writableFinished: boolean;
+  once(event: "close", listener: () => void): void;
+  off(event: "close", listener: () => void): void;
+}
+
+/**
+ * Calls `onGone` when the client disconnects before its response is complete, and returns a
+ * disposer. On Node it watches the ServerResponse directly: reading `c.req.raw.signal` makes
+ * the adapter build an AbortController per request, which is measurable on the hot path.
+ */
+export function whenClientGone(c: Context, onGone: () => void): () => void {
+  const outgoing = (c.env as { outgoing?: NodeOutgoing } | undefined)?.outgoing;
+  if (outgoing) {
+    const onClose = () => {
+      if (!outgoing.writableFinished) onGone();
+    };
+    outgoing.once("close", onClose);
+    return () => outgoing.off("close", onClose);
+  }
+  const signal = c.req.raw.signal;
+  signal.addEventListener("abort", onGone, { once: true });
+  return () => signal.removeEventListener("abort", onGone);
+}
