@@ -6,7 +6,7 @@
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { SchemaTarget, ToolCallBlock, ToolCallContext, ToolDefinition, ToolResultBlock, ToolSet } from "../../core/index.ts";
-import { normalizeSchema } from "../schema/index.ts";
+import { normalizeSchema, restoreArguments } from "../schema/index.ts";
 import { compileArgumentCheck, type ArgumentCheck } from "./validate-arguments.ts";
 import { errorResult, toToolResult } from "./to-tool-result.ts";
 
@@ -77,12 +77,15 @@ export class ToolRegistry implements ToolSet {
   async call(call: ToolCallBlock, context: ToolCallContext): Promise<ToolResultBlock> {
     const entry = this.byName.get(call.name);
     if (!entry) return errorResult(call.id, call.name, `Error: there is no tool named "${call.name}".`);
-    const problem = this.check(entry)(call.arguments);
+    // Undo what normalization made the model send (strict-mode nulls for optional arguments,
+    // Gemini's stringified enum values) before checking against the tool's own schema.
+    const args = restoreArguments(call.arguments, entry.tool.inputSchema);
+    const problem = this.check(entry)(args);
     if (problem) {
       return errorResult(call.id, call.name, `Error: invalid arguments for ${call.name}: ${problem}. Fix the arguments to match the tool's input schema and call it again.`);
     }
     try {
-      return toToolResult(call.id, call.name, await this.caller(entry.server, entry.tool.name, call.arguments, context));
+      return toToolResult(call.id, call.name, await this.caller(entry.server, entry.tool.name, args, context));
     } catch (error) {
       return errorResult(call.id, call.name, `Error: ${describeCallError(error, context.signal)}`);
     }
@@ -115,14 +118,22 @@ export class ToolRegistry implements ToolSet {
 function normalizeAll(tools: RegisteredTool[], target: SchemaTarget): NormalizedTools {
   const warnings: NormalizedTools["warnings"] = [];
   const definitions = tools.map((entry): ToolDefinition => {
-    const normalized = normalizeSchema(entry.tool.inputSchema, target);
+    let normalized = normalizeSchema(entry.tool.inputSchema, target);
+    const strict = target === "openai-strict" && normalized.strict !== false;
+    if (target === "openai-strict" && !strict) {
+      // Not expressible in strict mode (free-form objects, recursion, limits): this tool goes
+      // out in the plain OpenAI form with strict off; the warnings say why.
+      const reasons = normalized.warnings;
+      normalized = normalizeSchema(entry.tool.inputSchema, "openai");
+      normalized = { ...normalized, warnings: [...reasons, "sent with strict: false", ...normalized.warnings] };
+    }
     for (const warning of normalized.warnings) warnings.push({ tool: entry.name, warning });
     const description = entry.tool.description ?? entry.tool.title ?? entry.tool.annotations?.title;
     return {
       name: entry.name,
       ...(description === undefined ? {} : { description }),
       inputSchema: normalized.schema,
-      ...(target === "openai-strict" ? { strict: true } : {}),
+      ...(target === "openai-strict" ? { strict } : {}),
     };
   });
   return { definitions, warnings };
