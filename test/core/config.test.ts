@@ -124,3 +124,14 @@ describe("config", () => {
     await expect(loadConfigFile(join(dir, "missing.json"), {})).rejects.toThrow(/cannot read the file/);
   });
 });
+
+describe("config safety", () => {
+  it("refuses a gateway key whose variable is unset, instead of turning authentication off", () => {
+    expect(() => resolveConfig({ mcpServers: {}, gateway: { apiKeys: ["${GATEWAY_KEY}"] } }, {})).toThrow(/gateway\.apiKeys\[0\]: the environment variable GATEWAY_KEY is not set/);
+    expect(resolveConfig({ mcpServers: {}, gateway: { apiKeys: ["${GATEWAY_KEY}"] } }, { GATEWAY_KEY: "k-123" }).gateway.apiKeys).toEqual(["k-123"]);
+  });
+
+  it("refuses a stdio server with a url", () => {
+    expect(() => resolveConfig({ mcpServers: { a: { type: "stdio", url: "http://h/" } } }, {})).toThrow(/mcpServers\.a\.url/);
+  });
+});

@@ -67,7 +67,7 @@ export function resolveConfig(json: unknown, env: Record<string, string | undefi
 function normalize(raw: RawConfig, missing: MissingVariable[], source: string): GatewayConfig {
   const toolTimeoutMs = raw.gateway.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs;
   const servers = Object.entries(raw.mcpServers).map(([name, server]) => toServerConfig(name, server, toolTimeoutMs));
-  const problems = crossReferenceProblems(raw);
+  const problems = [...crossReferenceProblems(raw), ...unsetGatewayKeys(missing)];
   if (problems.length > 0) throw new ConfigError(source, problems);
   const providers = Object.fromEntries(
     Object.entries(raw.providers).map(([name, provider]) => [
@@ -123,6 +123,16 @@ function toServerConfig(name: string, server: RawServerConfig, defaultTimeoutMs:
     url: server.url!,
     headers: server.headers ?? {},
   };
+}
+
+/**
+ * A gateway key whose variable is unset would silently turn authentication off: refuse it.
+ * (Providers with unset keys are only unavailable; the gateway's own keys guard everything.)
+ */
+function unsetGatewayKeys(missing: MissingVariable[]): FieldProblem[] {
+  return missing
+    .filter((m) => m.path.startsWith("gateway.apiKeys"))
+    .map((m) => ({ path: m.path, message: `the environment variable ${m.variable} is not set (an API key must not be empty)` }));
 }
 
 /** References between sections: aliases name known providers/servers. */

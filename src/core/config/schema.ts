@@ -29,6 +29,10 @@ const serverFields = {
 
 export const serverSchema = z.strictObject(serverFields).superRefine((server, ctx) => {
   const remote = server.type === "http" || server.type === "streamable-http" || server.type === "sse";
+  if (server.type === "stdio" && server.url !== undefined) {
+    ctx.addIssue({ code: "custom", path: ["url"], message: 'a "stdio" server takes a command, not a url' });
+    return;
+  }
   if (remote || (server.url !== undefined && server.command === undefined)) {
     if (server.url === undefined) ctx.addIssue({ code: "custom", path: ["url"], message: `required: a "${server.type}" server needs a url` });
     if (server.command !== undefined) ctx.addIssue({ code: "custom", path: ["command"], message: "a remote server (url) cannot also have a command" });
