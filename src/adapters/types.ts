@@ -1,4 +1,4 @@
-import type { ChatRequest, ChatResult, StreamEvent } from "../core/index.ts";
+import type { ChatModel, ChatRequest, ChatResult, StreamEvent } from "../core/index.ts";
 
 /** The wire protocols the gateway speaks to providers. */
 export type Protocol = "openai-chat" | "anthropic";
@@ -22,7 +22,7 @@ export interface AdapterOptions {
  * One model provider reached over one wire protocol. Stateless: every call gets the whole
  * conversation. Errors are thrown as GatewayError (never raw SDK errors).
  */
-export interface ModelAdapter {
+export interface ModelAdapter extends ChatModel {
   readonly id: string;
   readonly protocol: Protocol;
   complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatResult>;

@@ -52,6 +52,21 @@ export class GatewayError extends Error {
     this.retryAfterMs = options.retryAfterMs;
   }
 
+  /** The same error with another message (e.g. with secrets scrubbed out). */
+  withMessage(message: string): GatewayError {
+    if (message === this.message) return this;
+    return new GatewayError(message, {
+      status: this.status,
+      type: this.type,
+      ...(this.code === undefined ? {} : { code: this.code }),
+      ...(this.param === undefined ? {} : { param: this.param }),
+      ...(this.provider === undefined ? {} : { provider: this.provider }),
+      retryable: this.retryable,
+      ...(this.retryAfterMs === undefined ? {} : { retryAfterMs: this.retryAfterMs }),
+      cause: this.cause,
+    });
+  }
+
   toJSON(): OpenAIErrorBody {
     return {
       error: { message: this.message, type: this.type, param: this.param ?? null, code: this.code ?? null },
@@ -75,11 +90,13 @@ export function isGatewayError(value: unknown): value is GatewayError {
   return value instanceof GatewayError;
 }
 
-/** Any thrown value as a GatewayError (unknown failures become a 500 that hides internals). */
+/**
+ * Any thrown value as a GatewayError. Unknown failures become a 500 whose message hides the
+ * internals (the original stays as `cause`, for the logs).
+ */
 export function toGatewayError(value: unknown): GatewayError {
   if (value instanceof GatewayError) return value;
-  const message = value instanceof Error ? value.message : String(value);
-  return GatewayError.internal(`internal error: ${message}`, value);
+  return GatewayError.internal("internal error (see the gateway log for this request id)", value);
 }
 
 /** Parses an HTTP `retry-after` (seconds or HTTP date) or `retry-after-ms` header into milliseconds. */

@@ -5,3 +5,4 @@ export { emptyUsage, addUsage } from "./result.ts";
 export { GatewayError, isGatewayError, toGatewayError, parseRetryAfter } from "./errors.ts";
 export type { ErrorType, GatewayErrorOptions, OpenAIErrorBody } from "./errors.ts";
 export type { SchemaTarget, ToolProgress, ToolCallContext, ToolSet } from "./tools.ts";
+export type { ChatModel } from "./model.ts";

@@ -15,6 +15,8 @@ const redactPaths = [
   '*.headers["x-api-key"]',
   "apiKey",
   "*.apiKey",
+  'headers["api-key"]',
+  '*.headers["api-key"]',
 ];
 
 export interface LoggerOptions {
@@ -25,9 +27,15 @@ export interface LoggerOptions {
   destination?: DestinationStream;
 }
 
+/** Replaces every occurrence of the secrets (4+ characters) with [REDACTED]. */
+export function scrubber(secrets: readonly string[]): (text: string) => string {
+  const list = [...new Set(secrets.filter((s) => s.length >= 4))].sort((a, b) => b.length - a.length);
+  return (text) => list.reduce((out, secret) => (out.includes(secret) ? out.split(secret).join("[REDACTED]") : out), text);
+}
+
 export function createLogger(options: LoggerOptions = {}): Logger {
-  const secrets = (options.secrets ?? []).filter((s) => s.length >= 4);
-  const scrub = (line: string) => secrets.reduce((out, secret) => (out.includes(secret) ? out.split(secret).join("[REDACTED]") : out), line);
+  const secrets = options.secrets ?? [];
+  const scrub = scrubber(secrets);
   // Asynchronous writes to stderr (sonic-boom): lines written while a write is in flight are
   // coalesced, so a log line per request does not cost a blocking syscall each.
   const destination = options.destination ?? pino.destination({ dest: 2, sync: false });
@@ -37,7 +45,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       redact: { paths: redactPaths, censor: "[REDACTED]" },
       base: { service: "mcp-gateway" },
       timestamp: pino.stdTimeFunctions.isoTime,
-      ...(secrets.length > 0 ? { hooks: { streamWrite: scrub } } : {}),
+      ...(secrets.some((s) => s.length >= 4) ? { hooks: { streamWrite: scrub } } : {}),
     },
     destination,
   );

@@ -4,7 +4,7 @@
  */
 import type { Hono } from "hono";
 import { ConfigError, type GatewayConfig } from "../core/config/index.ts";
-import { createLogger, type Logger } from "../core/logger.ts";
+import { createLogger, scrubber, type Logger } from "../core/logger.ts";
 import type { SchemaTarget } from "../core/index.ts";
 import { McpPool } from "../mcp/pool.ts";
 import { createApp, type HealthReport } from "./http/app.ts";
@@ -38,8 +38,12 @@ export interface Gateway {
 
 /** Every secret value in the config, so the logger can scrub it wherever it appears. */
 export function configSecrets(config: GatewayConfig): string[] {
-  const secrets = [...config.gateway.apiKeys];
-  for (const provider of Object.values(config.providers)) if (provider.apiKey) secrets.push(provider.apiKey);
+  // Every value taken from the environment counts (keys, tokens in urls, args or headers).
+  const secrets = [...config.gateway.apiKeys, ...config.environmentValues.filter((v) => v.length >= 8)];
+  for (const provider of Object.values(config.providers)) {
+    if (provider.apiKey) secrets.push(provider.apiKey);
+    secrets.push(...Object.values(provider.headers ?? {}).filter((v) => v.length >= 8));
+  }
   for (const server of config.servers) {
     const values = server.transport === "stdio" ? Object.values(server.env) : Object.values(server.headers);
     secrets.push(...values.filter((v) => v.length >= 8));
@@ -47,8 +51,9 @@ export function configSecrets(config: GatewayConfig): string[] {
   return secrets;
 }
 
-function health(pool: McpPool, providers: Map<string, ProviderEntry>): HealthReport {
-  const servers = pool.states().map((s) => ({ ...s }));
+function health(pool: McpPool, providers: Map<string, ProviderEntry>, scrub: (text: string) => string): HealthReport {
+  // stderr tails can hold tokens the servers printed: scrubbed like the logs.
+  const servers = pool.states().map((s) => ({ ...s, ...(s.error === undefined ? {} : { error: scrub(s.error) }) }));
   const providerStates = [...providers.values()].map((p) => ({
     name: p.name,
     type: p.type,
@@ -86,7 +91,8 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   }
   logSchemaWarnings(pool, providers, logger);
   const hiddenSteps = new HiddenStepsKeeper(new MemoryStore<HiddenSteps>(), logger);
-  const report = () => health(pool, providers);
+  const scrub = scrubber(configSecrets(config));
+  const report = () => health(pool, providers, scrub);
   const mcpHttp = new McpHttpEndpoint({ hub: mcp, config, logger });
   const app = createApp({
     mount: (routes) => mcpHttp.mount(routes),
@@ -97,6 +103,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     logger,
     health: report,
     retryPolicy: config.gateway.retries,
+    scrub,
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
   });
   const close = async () => {

@@ -52,7 +52,7 @@ export async function* runAgentLoop(options: LoopOptions): AsyncGenerator<LoopEv
       const gatewayCalls = calls.filter((call) => !clientToolNames.has(call.name));
       collectVisible(progress, assistant);
 
-      const finished = finishedWithoutTools(result, calls.length, turn, options.maxIterations);
+      const finished = finishedWithoutTools(result, calls.length, clientCalls.length, turn, options.maxIterations);
       if (finished) {
         appendMessage(progress, assistant);
         yield { type: "turn_end", turn };
@@ -102,13 +102,17 @@ async function* modelTurn(
   return result;
 }
 
-/** The turn ends the loop when the model called no tools, or when no more turns are allowed. */
-function finishedWithoutTools(result: ChatResult, callCount: number, turn: number, maxIterations: number): LoopStopReason | undefined {
+/**
+ * The turn ends the loop when the model called no tools, or when it called only the gateway's
+ * tools and no more turns are allowed. Client calls are always handed back: the client, not the
+ * turn budget, decides what happens next.
+ */
+function finishedWithoutTools(result: ChatResult, callCount: number, clientCallCount: number, turn: number, maxIterations: number): LoopStopReason | undefined {
   if (callCount === 0) {
     if (result.stopReason === "length" || result.stopReason === "content_filter") return result.stopReason;
     return "stop";
   }
-  return turn >= maxIterations ? "max_iterations" : undefined;
+  return clientCallCount === 0 && turn >= maxIterations ? "max_iterations" : undefined;
 }
 
 /** Adds the turn's reasoning and text to what the client sees (texts of turns separated). */

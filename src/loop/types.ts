@@ -1,5 +1,6 @@
 import type {
   AssistantMessage,
+  ChatModel,
   ChatRequest,
   ChatResult,
   GatewayError,
@@ -12,7 +13,6 @@ import type {
   ToolSet,
   Usage,
 } from "../core/index.ts";
-import type { ModelAdapter } from "../adapters/types.ts";
 
 /** Why the loop finished. */
 export type LoopStopReason =
@@ -78,7 +78,7 @@ export interface LoopHooks {
 }
 
 export interface LoopOptions {
-  model: Pick<ModelAdapter, "complete" | "stream">;
+  model: ChatModel;
   /** Schema dialect of the model's provider, for the gateway's tools. */
   schemaTarget: SchemaTarget;
   /** The conversation and parameters; `tools` in it are the client's own tools. */

@@ -5,7 +5,7 @@
  * the gateway sent upstream.
  */
 import type { ServerResponse } from "node:http";
-import { startFakeUpstream, sendJson, type FakeUpstream, type RecordedRequest } from "./fake-upstream.ts";
+import { startFakeUpstream, sendJson, type FakeUpstream, type Handler, type RecordedRequest } from "./fake-upstream.ts";
 
 export interface ScriptedCall {
   id: string;
@@ -140,7 +140,7 @@ export async function startScriptedUpstream(protocol: "openai" | "anthropic", in
   };
   let count = 0;
   const isChat = (path: string) => (protocol === "openai" ? path.endsWith("/chat/completions") : path.endsWith("/v1/messages"));
-  const upstream = await startFakeUpstream(async (req, res) => {
+  const scripted: Handler = async (req, res) => {
     if (!isChat(req.path)) return sendJson(res, 404, { error: { message: `no route ${req.path}` } });
     const index = count++;
     res.on("close", () => waiter(index).resolve());
@@ -152,10 +152,12 @@ export async function startScriptedUpstream(protocol: "openai" | "anthropic", in
     }
     if (req.body?.stream) return writeAnthropicStream(res, reply, model);
     return sendJson(res, 200, anthropicMessage(reply, model));
-  });
+  };
+  const upstream = await startFakeUpstream(scripted);
   return {
     ...upstream,
     script(next) {
+      upstream.handle(scripted); // undo any raw handler a test installed
       script = Array.isArray(next) ? replies(...next) : next;
       count = 0;
       closedWaiters = [];

@@ -194,3 +194,14 @@ describe("agent loop", () => {
     expect(forced.requests.map((r) => r.toolChoice)).toEqual([{ type: "tool", name: "t" }, { type: "auto" }]);
   });
 });
+
+describe("agent loop budget", () => {
+  it("hands client calls back even on the last allowed turn", async () => {
+    const tools = new MemoryTools({ weather: () => "sunny" });
+    const model = new ScriptedModel([[call("m1", "weather"), call("c1", "client_lookup")]]);
+    const { outcome } = await run(options(model, tools, { maxIterations: 1, request: { model: "m", messages: [], tools: [clientTool] } }));
+    expect(outcome.stopReason).toBe("client_tools");
+    expect(outcome.clientToolCalls.map((c) => c.id)).toEqual(["c1"]);
+    expect(tools.calls.map((c) => c.id)).toEqual(["m1"]); // its MCP calls ran, so the history is complete
+  });
+});

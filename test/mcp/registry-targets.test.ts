@@ -56,3 +56,19 @@ describe("registry targets", () => {
     expect(r.select(["w"]).definitions("anthropic")[0]).toBe(r.definitions("anthropic")[0]);
   });
 });
+
+describe("argument validation dialects", () => {
+  it("validates JSON Schema 2020-12 tool schemas instead of silently skipping them", async () => {
+    const received: Record<string, unknown>[] = [];
+    const caller: ToolCaller = async (_s, _t, args) => {
+      received.push(args);
+      return { content: [] };
+    };
+    const modern = new ToolRegistry(1, [
+      { name: "m__t", server: "m", tool: { name: "t", inputSchema: { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: { n: { type: "number" } }, required: ["n"] } as never } },
+    ], caller);
+    expect((await modern.call(call("m__t", { n: "x" }), {})).isError).toBe(true);
+    expect((await modern.call(call("m__t", { n: 1 }), {})).isError).toBe(false);
+    expect(received).toEqual([{ n: 1 }]);
+  });
+});

@@ -18,21 +18,26 @@ export function interpolateEnv(
   env: Record<string, string | undefined>,
   missing: MissingVariable[] = [],
   path: PropertyKey[] = [],
+  /** Collects every value taken from the environment: they are treated as secrets in logs. */
+  substituted: Set<string> = new Set(),
 ): unknown {
   if (typeof value === "string") {
     return value.replace(pattern, (_match, name: string, fallback: string | undefined) => {
       const found = env[name];
-      if (found !== undefined && found !== "") return found;
+      if (found !== undefined && found !== "") {
+        substituted.add(found);
+        return found;
+      }
       if (fallback !== undefined) return fallback;
       missing.push({ variable: name, path: formatJsonPath(path) });
       return "";
     });
   }
-  if (Array.isArray(value)) return value.map((item, i) => interpolateEnv(item, env, missing, [...path, i]));
+  if (Array.isArray(value)) return value.map((item, i) => interpolateEnv(item, env, missing, [...path, i], substituted));
   if (typeof value === "object" && value !== null) {
     // fromEntries defines own properties, so a "__proto__" key stays a key, not a prototype.
     return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key, interpolateEnv(item, env, missing, [...path, key])]),
+      Object.entries(value).map(([key, item]) => [key, interpolateEnv(item, env, missing, [...path, key], substituted)]),
     );
   }
   return value;

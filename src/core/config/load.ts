@@ -59,12 +59,13 @@ function nodeValue(node: Node): unknown {
 
 export function resolveConfig(json: unknown, env: Record<string, string | undefined>, source = "(inline)"): GatewayConfig {
   const missing: MissingVariable[] = [];
-  const parsed = configSchema.safeParse(interpolateEnv(json, env, missing));
+  const substituted = new Set<string>();
+  const parsed = configSchema.safeParse(interpolateEnv(json, env, missing, [], substituted));
   if (!parsed.success) throw new ConfigError(source, describeIssues(parsed.error.issues, knownKeysAt));
-  return normalize(parsed.data, missing, source);
+  return { ...normalize(parsed.data, missing, source), environmentValues: [...substituted] };
 }
 
-function normalize(raw: RawConfig, missing: MissingVariable[], source: string): GatewayConfig {
+function normalize(raw: RawConfig, missing: MissingVariable[], source: string): Omit<GatewayConfig, "environmentValues"> {
   const toolTimeoutMs = raw.gateway.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs;
   const servers = Object.entries(raw.mcpServers).map(([name, server]) => toServerConfig(name, server, toolTimeoutMs));
   const problems = [...crossReferenceProblems(raw), ...unsetGatewayKeys(missing)];

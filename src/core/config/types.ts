@@ -68,6 +68,8 @@ export interface GatewayConfig {
   models: Record<string, ModelAliasConfig>;
   gateway: ResolvedGatewaySettings;
   missingVariables: MissingVariable[];
+  /** Values the config took from the environment (`${VAR}`): redacted wherever they would show. */
+  environmentValues: string[];
 }
 
 export type { GatewaySettings, ModelAliasConfig, ProviderConfig };

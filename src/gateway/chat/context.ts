@@ -22,6 +22,8 @@ export interface ChatDeps {
   logger: Logger;
   /** Retries of upstream calls (default: DEFAULT_RETRY_POLICY). */
   retryPolicy?: RetryPolicy;
+  /** Removes configured secrets from text that leaves the gateway (error messages). */
+  scrub?: (text: string) => string;
   /** Interval of SSE comment heartbeats while tools run. */
   heartbeatMs?: number;
 }

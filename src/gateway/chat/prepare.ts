@@ -12,6 +12,8 @@ import { resolveModel, type ResolvedModel } from "../routing/resolve-model.ts";
 import type { ChatDeps } from "./context.ts";
 
 export interface PreparedChat {
+  /** Who is asking (a digest of the API key, or "anonymous"): scopes the stored steps. */
+  tenant: string;
   body: ChatCompletionRequest;
   model: ResolvedModel;
   request: ChatRequest;
@@ -26,11 +28,23 @@ export function validateBody(json: unknown): ChatCompletionRequest {
   return parsed.data;
 }
 
-/** `x-mcp-servers: a,b` or `none`; otherwise the alias's selection; otherwise every server. */
+/**
+ * `x-mcp-servers: a,b` or `none`; otherwise the alias's selection; otherwise every server. The
+ * header only narrows: an alias's `mcpServers` is a boundary it cannot widen.
+ */
 export function selectServers(header: string | undefined, model: ResolvedModel, known: readonly string[]): readonly string[] | undefined {
-  if (header === undefined || header.trim() === "") return model.alias?.mcpServers;
+  const allowed = model.alias?.mcpServers;
+  if (header === undefined || header.trim() === "") return allowed;
   if (header.trim().toLowerCase() === "none") return [];
-  const names = header.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  const names = [...new Set(header.split(",").map((s) => s.trim()).filter((s) => s !== ""))];
+  const outside = allowed ? names.filter((name) => known.includes(name) && !allowed.includes(name)) : [];
+  if (outside.length > 0) {
+    throw GatewayError.invalidRequest(
+      `x-mcp-servers names servers outside the model "${model.requested}"'s selection: ${outside.join(", ")} (allowed: ${allowed!.join(", ") || "none"})`,
+      "x-mcp-servers",
+      "mcp_server_not_allowed",
+    );
+  }
   const unknown = names.filter((name) => !known.includes(name));
   if (unknown.length > 0) {
     throw GatewayError.invalidRequest(
@@ -57,7 +71,7 @@ function withAliasDefaults(request: ChatRequest, model: ResolvedModel): ChatRequ
   };
 }
 
-export async function prepareChat(json: unknown, serversHeader: string | undefined, deps: ChatDeps): Promise<PreparedChat> {
+export async function prepareChat(json: unknown, serversHeader: string | undefined, tenant: string, deps: ChatDeps): Promise<PreparedChat> {
   const body = validateBody(json);
   const maxMessages = deps.config.gateway.maxMessages;
   if (body.messages.length > maxMessages) {
@@ -66,8 +80,9 @@ export async function prepareChat(json: unknown, serversHeader: string | undefin
   const model = resolveModel(body.model, deps.providers, deps.config.models);
   const servers = selectServers(serversHeader, model, deps.tools.serverNames());
   const neutral = toNeutralRequest(body);
-  const messages = await deps.hiddenSteps.restore(neutral.messages);
+  const messages = await deps.hiddenSteps.restore(tenant, neutral.messages);
   return {
+    tenant,
     body,
     model,
     request: withAliasDefaults({ ...neutral, messages, model: model.modelId }, model),

@@ -14,7 +14,7 @@ export async function completeChat(
   let step = await loop.next();
   while (!step.done) step = await loop.next();
   const outcome = step.value;
-  await rememberHiddenSteps(outcome, deps);
+  await rememberHiddenSteps(outcome, deps, prepared.tenant);
   const meta = newResponseMeta();
   return { completion: toChatCompletion(outcome, meta.id, prepared.model.requested, meta.created), outcome };
 }

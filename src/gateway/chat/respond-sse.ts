@@ -21,9 +21,13 @@ const encoder = new TextEncoder();
 const frame = (payload: object | string) => encoder.encode(`data: ${typeof payload === "string" ? payload : JSON.stringify(payload)}\n\n`);
 const HEARTBEAT = encoder.encode(": keep-alive\n\n");
 
-/** Events that make the response visible (or long-running): the point of no return for HTTP errors. */
+/**
+ * Events that make the response visible (or long-running): the point of no return for HTTP
+ * errors. A failure before that (the loop's `error` event) must still become a proper HTTP
+ * error with its status and retry-after, so it does not commit.
+ */
 function commits(event: LoopEvent): boolean {
-  return event.type !== "turn_start" && event.type !== "usage" && event.type !== "model_response";
+  return event.type !== "turn_start" && event.type !== "usage" && event.type !== "model_response" && event.type !== "error";
 }
 
 export interface StreamHandle {
@@ -56,7 +60,7 @@ export async function streamChat(prepared: PreparedChat, deps: ChatDeps, control
       return;
     }
     const outcome = step.value;
-    await rememberHiddenSteps(outcome, deps);
+    await rememberHiddenSteps(outcome, deps, prepared.tenant);
     queue.push(frame(chunks.finish(toFinishReason(outcome.stopReason))));
     if (prepared.includeUsage) queue.push(frame(chunks.usage(outcome.usage)));
     queue.push(frame("[DONE]"));
@@ -64,7 +68,9 @@ export async function streamChat(prepared: PreparedChat, deps: ChatDeps, control
     resolveFinished(outcome);
   };
   const fail = (error: unknown) => {
-    queue.push(frame(toGatewayError(error).toJSON()), frame("[DONE]"));
+    const failure = toGatewayError(error);
+    const visible = deps.scrub ? failure.withMessage(deps.scrub(failure.message)) : failure;
+    queue.push(frame(visible.toJSON()), frame("[DONE]"));
     ended = true;
     resolveFinished(undefined);
   };

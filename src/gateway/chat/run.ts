@@ -35,9 +35,10 @@ export function startLoop(prepared: PreparedChat, deps: ChatDeps, stream: boolea
 }
 
 /** After a turn that handed client tools back: keep the hidden steps for the follow-up request. */
-export async function rememberHiddenSteps(outcome: LoopOutcome, deps: ChatDeps): Promise<void> {
+export async function rememberHiddenSteps(outcome: LoopOutcome, deps: ChatDeps, tenant: string): Promise<void> {
   if (outcome.stopReason !== "client_tools") return;
   await deps.hiddenSteps.save(
+    tenant,
     outcome.clientToolCalls.map((call) => call.id),
     outcome.newMessages,
   );

@@ -8,6 +8,7 @@ import { GatewayError } from "../../core/index.ts";
 import type { ChatDeps } from "../chat/context.ts";
 import { bearerAuth } from "./auth.ts";
 import { errorResponse } from "./errors.ts";
+import { hostGuard } from "./host-guard.ts";
 import { concurrencyCap } from "./limits.ts";
 import { requestIdFrom } from "./request-id.ts";
 import { chatCompletionsHandler } from "./routes/chat-completions.ts";
@@ -42,11 +43,25 @@ export function createApp(deps: AppDeps): Hono {
     onError: (c) =>
       errorResponse(c, new GatewayError(`The request body is larger than ${limit} bytes`, { status: 413, type: "invalid_request_error", code: "request_too_large" })),
   });
+  if (deps.config.gateway.apiKeys.length === 0) {
+    const guard = hostGuard(deps.config);
+    app.use("/v1/*", guard);
+    app.use("/health", guard);
+  }
   app.use("/v1/*", auth, concurrencyCap(deps.config.gateway.maxConcurrentRequests), bodyCap);
   app.post("/v1/chat/completions", chatCompletionsHandler(deps));
   app.get("/v1/models", modelsHandler(deps.config));
-  app.get("/health", (c) => {
+  // Liveness for anyone; server and provider details (errors, stderr tails) only for key holders
+  // when keys are configured.
+  app.get("/health", async (c) => {
     const report = deps.health();
+    if (deps.config.gateway.apiKeys.length > 0) {
+      let authorized = false;
+      await auth(c, async () => {
+        authorized = true;
+      });
+      if (!authorized) return c.json({ status: report.status }, 200);
+    }
     return c.json(report, 200);
   });
   deps.mount?.(app);

@@ -36,9 +36,20 @@ export function toOpenAIToolCall(call: ToolCallBlock): OpenAIToolCall {
   return { id: call.id, type: "function", function: { name: call.name, arguments: argumentText(call) } };
 }
 
-/** The model's own argument text when it was valid; otherwise the parsed (or empty) object. */
+/**
+ * The model's own argument text when it is valid JSON; the repaired object when jsonrepair had
+ * to fix it; the broken text itself when it could not be repaired (the client decides, rather
+ * than running its tool with `{}`).
+ */
 export function argumentText(call: ToolCallBlock): string {
-  return call.argumentsError === undefined && call.rawArguments.trim() !== "" ? call.rawArguments : JSON.stringify(call.arguments);
+  if (call.argumentsError !== undefined) return call.rawArguments;
+  if (call.rawArguments.trim() === "") return JSON.stringify(call.arguments);
+  try {
+    JSON.parse(call.rawArguments);
+    return call.rawArguments;
+  } catch {
+    return JSON.stringify(call.arguments);
+  }
 }
 
 export function assistantParts(message: AssistantMessage): { text: string; reasoning: string; calls: ToolCallBlock[] } {

@@ -6,9 +6,8 @@
  * own protocol (dropping provider data it cannot accept), and the MCP tools are re-normalized
  * when the fallback speaks another schema dialect.
  */
-import { toGatewayError, type ChatRequest, type ChatResult, type GatewayError, type SchemaTarget, type StreamEvent, type ToolDefinition, type ToolSet } from "../../core/index.ts";
+import { toGatewayError, type ChatModel, type ChatRequest, type ChatResult, type GatewayError, type SchemaTarget, type StreamEvent, type ToolDefinition, type ToolSet } from "../../core/index.ts";
 import type { Logger } from "../../core/logger.ts";
-import type { ModelAdapter } from "../../adapters/types.ts";
 import type { ModelCandidate } from "./resolve-model.ts";
 import { retryDelay, shouldFallBack, sleep, type RetryPolicy } from "./retry-policy.ts";
 
@@ -22,12 +21,11 @@ export interface ResilientOptions {
   logger: Logger;
 }
 
-type Model = Pick<ModelAdapter, "complete" | "stream">;
 
 /** Events that mean the client may already have seen output: no retry after these. */
 const isVisible = (event: StreamEvent) => event.type !== "start" && event.type !== "usage";
 
-export function resilientModel(options: ResilientOptions): Model {
+export function resilientModel(options: ResilientOptions): ChatModel {
   const forCandidate = (request: ChatRequest, candidate: ModelCandidate): ChatRequest => ({
     ...request,
     model: candidate.modelId,

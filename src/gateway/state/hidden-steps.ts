@@ -23,14 +23,18 @@ export class HiddenStepsKeeper {
     private readonly logger: Logger,
   ) {}
 
-  /** Remembers the loop's messages under every client tool-call id it returned. */
-  async save(clientCallIds: readonly string[], messages: Message[]): Promise<void> {
+  /**
+   * Remembers the loop's messages under every client tool-call id it returned. Keys are scoped
+   * by tenant (a digest of the caller's API key), so one caller can never splice another's
+   * steps into its conversation by presenting a known or reused tool-call id.
+   */
+  async save(tenant: string, clientCallIds: readonly string[], messages: Message[]): Promise<void> {
     const entry = { messages };
-    await Promise.all(clientCallIds.map((id) => this.store.set(id, entry)));
+    await Promise.all(clientCallIds.map((id) => this.store.set(`${tenant}:${id}`, entry)));
   }
 
   /** The history with every assistant message the gateway answered replaced by its full steps. */
-  async restore(history: readonly Message[]): Promise<Message[]> {
+  async restore(tenant: string, history: readonly Message[]): Promise<Message[]> {
     const out: Message[] = [];
     for (const message of history) {
       const ids = message.role === "assistant" ? callIds(message) : [];
@@ -38,7 +42,7 @@ export class HiddenStepsKeeper {
         out.push(message);
         continue;
       }
-      const entry = await this.find(ids);
+      const entry = await this.find(ids.map((id) => `${tenant}:${id}`));
       if (entry) out.push(...entry.messages);
       else {
         this.logger.warn({ toolCallIds: ids }, "no stored steps for these tool calls (expired, or not from this gateway); using the history as sent");
@@ -48,11 +52,8 @@ export class HiddenStepsKeeper {
     return out;
   }
 
-  private async find(ids: string[]): Promise<HiddenSteps | undefined> {
-    for (const id of ids) {
-      const entry = await this.store.get(id);
-      if (entry) return entry;
-    }
-    return undefined;
+  private async find(keys: string[]): Promise<HiddenSteps | undefined> {
+    const entries = await Promise.all(keys.map((key) => this.store.get(key)));
+    return entries.find((entry) => entry !== undefined);
   }
 }

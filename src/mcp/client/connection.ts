@@ -52,6 +52,9 @@ export interface CallOptions {
   onProgress?: (progress: ToolProgress) => void;
 }
 
+/** Upper bound on tools/list pages (at the SDK's default page sizes, far beyond any real server). */
+const MAX_TOOL_PAGES = 1000;
+
 /** A connection stays up this long before a later crash counts as a fresh failure. */
 const STABLE_AFTER_MS = 10_000;
 /** How long close() waits for a killed child to be gone. */
@@ -192,11 +195,18 @@ export class McpConnection {
     const tools: Tool[] = [];
     let cursor: string | undefined;
     let pages = 0;
+    const seen = new Set<string>();
     do {
       const page = await client.listTools(cursor === undefined ? {} : { cursor });
       tools.push(...page.tools);
       cursor = page.nextCursor;
       pages++;
+      // A server that never stops paging (or repeats a cursor) must not hang the start-up.
+      if (cursor !== undefined && (seen.has(cursor) || pages >= MAX_TOOL_PAGES)) {
+        this.options.logger.warn({ server: this.name, pages }, "tools/list pagination stopped: repeated cursor or too many pages");
+        break;
+      }
+      if (cursor !== undefined) seen.add(cursor);
     } while (cursor);
     // The SDK client caches per-tool metadata (output-schema validators, task support) from
     // each listTools page, replacing what the previous page cached: with pagination only the

@@ -104,7 +104,7 @@ export class ToolRegistry implements ToolSet {
   /** The tools of some servers only (all when undefined); views are cached per selection. */
   select(servers: readonly string[] | undefined): ToolSet {
     if (servers === undefined) return this;
-    const key = [...servers].sort().join(",");
+    const key = [...new Set(servers)].sort().join(",");
     let view = this.views.get(key);
     if (!view) {
       const wanted = new Set(servers);

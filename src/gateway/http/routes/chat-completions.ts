@@ -1,5 +1,6 @@
+import { createHash } from "node:crypto";
 import type { Context } from "hono";
-import { GatewayError } from "../../../core/index.ts";
+import { GatewayError, toGatewayError } from "../../../core/index.ts";
 import type { ChatDeps } from "../../chat/context.ts";
 import { prepareChat } from "../../chat/prepare.ts";
 import { completeChat } from "../../chat/respond-json.ts";
@@ -21,6 +22,18 @@ async function readJson(c: Context, limits: JsonLimits): Promise<unknown> {
   return json;
 }
 
+/** A stable, non-reversible id of the caller's key (the key itself is never kept). */
+function tenantOf(authorization: string | undefined): string {
+  return authorization ? createHash("sha256").update(authorization).digest("base64url").slice(0, 16) : "anonymous";
+}
+
+/** The message of an error and of its cause (internal errors hide details from clients, not logs). */
+function describeFailure(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const cause = error instanceof Error ? error.cause : undefined;
+  return cause === undefined ? message : `${message}: ${cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)}`;
+}
+
 export function chatCompletionsHandler(deps: ChatDeps) {
   return async (c: Context): Promise<Response> => {
     const requestId = c.get("requestId") as string;
@@ -39,7 +52,7 @@ export function chatCompletionsHandler(deps: ChatDeps) {
     );
     deadline.unref();
     try {
-      const prepared = await prepareChat(await readJson(c, limits), c.req.header("x-mcp-servers"), deps);
+      const prepared = await prepareChat(await readJson(c, limits), c.req.header("x-mcp-servers"), tenantOf(c.req.header("authorization")), deps);
       const logFields = { model: prepared.model.requested, provider: prepared.model.provider.name, stream: prepared.stream };
       if (prepared.stream) {
         const handle = await streamChat(prepared, deps, controller, { "x-request-id": requestId });
@@ -59,9 +72,10 @@ export function chatCompletionsHandler(deps: ChatDeps) {
       clearTimeout(deadline);
       stopWatching();
       const failure = error instanceof GatewayError ? error : undefined;
-      if (!failure || failure.status >= 500) log.error({ err: error instanceof Error ? error.message : String(error) }, "chat completion failed");
+      if (!failure || failure.status >= 500) log.error({ err: describeFailure(error) }, "chat completion failed");
       else log.info({ status: failure.status, code: failure.code }, "chat completion refused");
-      return errorResponse(c, error);
+      const publicError = toGatewayError(error);
+      return errorResponse(c, deps.scrub ? publicError.withMessage(deps.scrub(publicError.message)) : publicError);
     }
   };
 }
