@@ -72,11 +72,13 @@ function withAliasDefaults(request: ChatRequest, model: ResolvedModel): ChatRequ
 }
 
 export async function prepareChat(json: unknown, serversHeader: string | undefined, tenant: string, deps: ChatDeps): Promise<PreparedChat> {
-  const body = validateBody(json);
+  // Counted before the full validation, which would otherwise walk every message first.
   const maxMessages = deps.config.gateway.maxMessages;
-  if (body.messages.length > maxMessages) {
-    throw GatewayError.invalidRequest(`Invalid request: messages: at most ${maxMessages} messages are accepted, got ${body.messages.length}`, "messages", "too_many_messages");
+  const count = (json as { messages?: unknown } | null)?.messages;
+  if (Array.isArray(count) && count.length > maxMessages) {
+    throw GatewayError.invalidRequest(`Invalid request: messages: at most ${maxMessages} messages are accepted, got ${count.length}`, "messages", "too_many_messages");
   }
+  const body = validateBody(json);
   const model = resolveModel(body.model, deps.providers, deps.config.models);
   const servers = selectServers(serversHeader, model, deps.tools.serverNames());
   const neutral = toNeutralRequest(body);

@@ -50,21 +50,37 @@ export function concurrencyCap(max: number): MiddlewareHandler {
   };
 }
 
+/** A node of the walk; the path is rebuilt from parent links only when a limit is broken. */
+interface Visit {
+  value: unknown;
+  depth: number;
+  key: string | number | undefined;
+  parent: Visit | undefined;
+}
+
+function pathOf(visit: Visit): string {
+  const parts: (string | number)[] = [];
+  for (let v: Visit | undefined = visit; v?.key !== undefined; v = v.parent) parts.unshift(v.key);
+  return parts.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? p : `.${p}`)).join("");
+}
+
 /**
  * The first place where `value` breaks the depth or array-size limit, as a JSON path, or
- * undefined. Iterative, so hostile nesting cannot overflow the stack.
+ * undefined. Iterative, so hostile nesting cannot overflow the stack; no strings are built for
+ * the (usual) bodies that pass.
  */
 export function jsonShapeProblem(value: unknown, limits: JsonLimits): { path: string; message: string } | undefined {
-  const stack: { value: unknown; depth: number; path: string }[] = [{ value, depth: 0, path: "" }];
+  const stack: Visit[] = [{ value, depth: 0, key: undefined, parent: undefined }];
   while (stack.length > 0) {
-    const item = stack.pop()!;
-    if (typeof item.value !== "object" || item.value === null) continue;
-    if (item.depth >= limits.maxJsonDepth) return { path: item.path, message: `nested deeper than ${limits.maxJsonDepth} levels` };
-    if (Array.isArray(item.value)) {
-      if (item.value.length > limits.maxArrayLength) return { path: item.path, message: `array longer than ${limits.maxArrayLength} items` };
-      item.value.forEach((child, i) => stack.push({ value: child, depth: item.depth + 1, path: `${item.path}[${i}]` }));
+    const visit = stack.pop()!;
+    const current = visit.value;
+    if (typeof current !== "object" || current === null) continue;
+    if (visit.depth >= limits.maxJsonDepth) return { path: pathOf(visit), message: `nested deeper than ${limits.maxJsonDepth} levels` };
+    if (Array.isArray(current)) {
+      if (current.length > limits.maxArrayLength) return { path: pathOf(visit), message: `array longer than ${limits.maxArrayLength} items` };
+      for (let i = 0; i < current.length; i++) stack.push({ value: current[i], depth: visit.depth + 1, key: i, parent: visit });
     } else {
-      for (const [key, child] of Object.entries(item.value)) stack.push({ value: child, depth: item.depth + 1, path: item.path ? `${item.path}.${key}` : key });
+      for (const key of Object.keys(current)) stack.push({ value: (current as Record<string, unknown>)[key], depth: visit.depth + 1, key, parent: visit });
     }
   }
   return undefined;
