@@ -182,3 +182,16 @@ function alive(pid: number): boolean {
     return false;
   }
 }
+
+describe("mcp-gateway check refuses what serve would refuse", () => {
+  it("reports prefix \"\" collisions and quirks on an anthropic provider", async () => {
+    const config = writeConfig({
+      mcpServers: { a: { ...npmServer("server-everything"), prefix: "" }, b: { ...npmServer("server-everything"), prefix: "" } },
+      providers: { c: { type: "anthropic", quirks: "zhipu" } },
+    });
+    const { code, stdout } = await run(["check", "--config", config]);
+    expect(code).toBe(1);
+    expect(stdout).toContain('error: prefix "" makes tool names collide: a/echo, b/echo all want "echo"');
+    expect(stdout).toMatch(/c\s+anthropic\s+invalid\s+config error\s+providers\.c\.quirks: quirks presets apply to OpenAI-protocol providers/);
+  });
+});

@@ -1,4 +1,4 @@
-import { loadConfigFile, resolveConfigPath } from "../../core/config/index.ts";
+import { ConfigError, loadConfigFile, resolveConfigPath } from "../../core/config/index.ts";
 import { createLogger } from "../../core/logger.ts";
 import { McpPool } from "../../mcp/pool.ts";
 import { probeProvider } from "../../gateway/routing/probe-provider.ts";
@@ -19,12 +19,26 @@ export async function checkCommand(args: CliArgs): Promise<number> {
       return [s.name, s.transport, s.status, String(s.toolCount), s.startupMs === undefined ? "" : String(s.startupMs), oneLine(s.error ?? "")];
     });
     process.stdout.write(`${renderTable(["server", "transport", "status", "tools", "startup ms", "error"], rows)}\n\n`);
+    // What `serve` would refuse: prefix "" making names collide.
+    for (const collision of pool.emptyPrefixCollisions()) {
+      failures++;
+      const owners = collision.tools.map((t) => `${t.server}/${t.tool}`).join(", ");
+      process.stdout.write(`error: prefix "" makes tool names collide: ${owners} all want "${collision.name}"\n`);
+    }
+    if (pool.emptyPrefixCollisions().length > 0) process.stdout.write("\n");
   } finally {
     await pool.close();
   }
   const providerRows = await Promise.all(
     Object.values(config.providers).map(async (provider) => {
-      const quirks = describeProviderQuirks(provider);
+      let quirks: string;
+      try {
+        quirks = describeProviderQuirks(provider);
+      } catch (error) {
+        failures++;
+        const detail = error instanceof ConfigError ? error.problems.map((p) => `${p.path}: ${p.message}`).join("; ") : (error as Error).message;
+        return [provider.name, provider.type, "invalid", "config error", "", oneLine(detail)];
+      }
       if (provider.missingVariables.length > 0) {
         failures++;
         return [provider.name, provider.type, quirks, "unavailable", "", `set ${provider.missingVariables.join(", ")}`];
