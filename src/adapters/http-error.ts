@@ -14,8 +14,6 @@ export interface UpstreamFailure {
 
 const typeByStatus: Record<number, ErrorType> = {
   400: "invalid_request_error",
-  401: "authentication_error",
-  403: "permission_error",
   404: "not_found_error",
   408: "timeout_error",
   413: "invalid_request_error",
@@ -29,9 +27,33 @@ export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
-/** An HTTP error answered by the upstream, as a GatewayError that keeps its status. */
+/**
+ * The provider refused the gateway's own credentials for it. Passed on as 401/403 these would
+ * tell the client that ITS key for the gateway is wrong; this is the gateway's configuration
+ * failing, so it goes out as a 502 naming the provider. Not retryable: the same key fails again.
+ */
+const CREDENTIAL_FAILURES: Record<number, { code: string; what: string }> = {
+  401: { code: "upstream_authentication_error", what: "rejected the gateway's credentials" },
+  403: { code: "upstream_permission_error", what: "refused access with the gateway's credentials" },
+};
+
+function upstreamCredentialError(failure: UpstreamFailure, status: number, { code, what }: { code: string; what: string }): GatewayError {
+  const { provider } = failure;
+  const upstream = `upstream ${status}${failure.code === undefined ? "" : `, ${failure.code}`}: ${failure.message}`;
+  return new GatewayError(
+    `${provider}: the provider ${what} (${upstream}); check the API key of provider "${provider}" in the gateway config (providers.${provider}.apiKey)`,
+    { status: 502, type: "api_error", code, provider, retryable: false, cause: failure.cause },
+  );
+}
+
+/**
+ * An HTTP error answered by the upstream, as a GatewayError that keeps its status (except the
+ * provider refusing the gateway's credentials, see CREDENTIAL_FAILURES).
+ */
 export function upstreamHttpError(failure: UpstreamFailure): GatewayError {
   const status = failure.status ?? 502;
+  const credentials = CREDENTIAL_FAILURES[status];
+  if (credentials) return upstreamCredentialError(failure, status, credentials);
   const retryAfterMs = parseRetryAfter(failure.headers?.get("retry-after"), failure.headers?.get("retry-after-ms"));
   return new GatewayError(`${failure.provider}: ${failure.message}`, {
     status,

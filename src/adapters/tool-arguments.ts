@@ -1,17 +1,12 @@
 import { jsonrepair } from "jsonrepair";
+import { isJsonObject, type JsonObject } from "./json-object.ts";
 
 export interface ParsedArguments {
-  arguments: { [key: string]: unknown };
+  arguments: JsonObject;
   /** Set when the text was not a JSON object, even after repair. */
   error?: string;
   /** True when jsonrepair had to fix the text. */
   repaired?: boolean;
-}
-
-function asObject(value: unknown): { [key: string]: unknown } | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as { [key: string]: unknown })
-    : undefined;
 }
 
 /**
@@ -23,15 +18,15 @@ export function parseToolArguments(raw: string): ParsedArguments {
   const text = raw.trim();
   if (text === "" || text === "null") return { arguments: {} };
   try {
-    const object = asObject(JSON.parse(text));
-    if (object) return { arguments: object };
+    const object: unknown = JSON.parse(text);
+    if (isJsonObject(object)) return { arguments: object };
     return { arguments: {}, error: "tool arguments must be a JSON object" };
   } catch {
     // fall through to repair
   }
   try {
-    const object = asObject(JSON.parse(jsonrepair(text)));
-    if (object) return { arguments: object, repaired: true };
+    const object: unknown = JSON.parse(jsonrepair(text));
+    if (isJsonObject(object)) return { arguments: object, repaired: true };
   } catch {
     // unrepairable
   }

@@ -2,10 +2,10 @@ import Anthropic from "@anthropic-ai/sdk";
 import type { ChatRequest, ChatResult, StreamEvent } from "../../core/index.ts";
 import { fastFetch } from "../fast-fetch.ts";
 import { abortedError } from "../http-error.ts";
+import { IdleAbort } from "../idle-abort.ts";
 import type { AdapterOptions, ModelAdapter } from "../types.ts";
 import { fromAnthropicError } from "./errors.ts";
 import { fromMessage } from "./from-response.ts";
-import { RequestGuard } from "./request-guard.ts";
 import { toStreamEvents } from "./stream.ts";
 import { toWireParams } from "./to-request.ts";
 
@@ -53,7 +53,7 @@ export function createAnthropicAdapter(options: AdapterOptions): ModelAdapter {
 
   /** Reads the raw event stream and assembles it ourselves, so every event is seen and mapped. */
   async function* stream(request: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent, void, undefined> {
-    const guard = new RequestGuard(signal, idleMs);
+    const guard = new IdleAbort(signal, idleMs);
     try {
       const params = toWireParams(request, options);
       const events = await client.messages.create({ ...params, stream: true }, { signal: guard.signal });

@@ -1,13 +1,14 @@
 import OpenAI from "openai";
 import type { ChatRequest, ChatResult, StreamEvent } from "../../core/index.ts";
 import { fastFetch } from "../fast-fetch.ts";
+import { IdleAbort } from "../idle-abort.ts";
 import { PRESETS } from "../quirks/presets.ts";
+import { RequestQuirks } from "../quirks/request/index.ts";
 import type { QuirkSwitches } from "../quirks/types.ts";
 import type { AdapterOptions, ModelAdapter } from "../types.ts";
-import { CallControl } from "./call-control.ts";
 import { normalizeErrorBody } from "./error-body.ts";
 import { toGatewayErrorFromOpenAI } from "./errors.ts";
-import { Exchange } from "./exchange.ts";
+import { Exchange, type ExchangeOptions } from "./exchange.ts";
 import type { ReasoningField } from "./reasoning.ts";
 import type { RequestOptions } from "./to-request.ts";
 import type { WireChunk } from "./wire-types.ts";
@@ -21,7 +22,8 @@ export interface OpenAIChatWireOptions {
   /**
    * The provider's quirk switches, usually `resolveQuirks(config.quirks).switches`
    * (src/adapters/quirks). The `openai` preset when absent. `maxTokensField` above, when given,
-   * wins over the switch of the same name.
+   * wins over the switch of the same name. Read when the adapter is created: changing the object
+   * afterwards does not change the adapter.
    */
   quirks?: QuirkSwitches;
 }
@@ -65,35 +67,37 @@ export function createOpenAIChatAdapter(options: AdapterOptions, wire: OpenAICha
   const client = createClient(options);
   const provider = options.id;
   const idleMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const quirks = wire.quirks ?? PRESETS.openai;
+  // A copy: the request steps are built from it once, and every call must see the same switches.
+  const quirks: QuirkSwitches = { ...(wire.quirks ?? PRESETS.openai) };
   const requestOptions: RequestOptions = {
     maxTokensField: wire.maxTokensField ?? quirks.maxTokensField,
     ...(wire.reasoningField === undefined ? {} : { echoReasoning: { field: wire.reasoningField, origin: provider } }),
   };
-  const exchange = (request: ChatRequest) => new Exchange(request, { provider, quirks, requestOptions });
+  const exchangeOptions: ExchangeOptions = { provider, quirks, requestQuirks: new RequestQuirks(provider, quirks), requestOptions };
+  const exchange = (request: ChatRequest) => new Exchange(request, exchangeOptions);
 
   async function complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatResult> {
-    const control = new CallControl(signal, idleMs);
+    const control = new IdleAbort(signal, idleMs);
     const call = exchange(request);
     try {
       const body: unknown = await client.chat.completions.create(call.body, { signal: control.signal });
       return call.fromCompletion(body);
     } catch (error) {
-      throw call.error(toGatewayErrorFromOpenAI(error, provider, control));
+      throw call.error(control.interruption(provider, error) ?? toGatewayErrorFromOpenAI(error, provider));
     } finally {
       control.dispose();
     }
   }
 
   async function* stream(request: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
-    const control = new CallControl(signal, idleMs);
+    const control = new IdleAbort(signal, idleMs);
     const call = exchange(request);
     try {
       const chunks = await client.chat.completions.create(call.streamingBody, { signal: control.signal });
-      control.touch();
+      control.arm();
       yield* call.fromStream(watch(chunks, control));
     } catch (error) {
-      throw call.error(toGatewayErrorFromOpenAI(error, provider, control));
+      throw call.error(control.interruption(provider, error) ?? toGatewayErrorFromOpenAI(error, provider));
     } finally {
       control.dispose();
     }
@@ -103,10 +107,10 @@ export function createOpenAIChatAdapter(options: AdapterOptions, wire: OpenAICha
 }
 
 /** Runs the idle clock only while waiting on the upstream, not while the consumer works. */
-async function* watch(chunks: AsyncIterable<WireChunk>, control: CallControl): AsyncGenerator<WireChunk> {
+async function* watch(chunks: AsyncIterable<WireChunk>, control: IdleAbort): AsyncGenerator<WireChunk> {
   for await (const chunk of chunks) {
     control.pause();
     yield chunk;
-    control.touch();
+    control.arm();
   }
 }

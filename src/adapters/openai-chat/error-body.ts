@@ -7,19 +7,14 @@
  * - FastAPI validation (Mistral 422): `{ "detail": [{ "type", "loc", "msg" }] }`;
  * - `{ "error": "text" }`.
  */
-
-type Body = { [key: string]: unknown };
-
-function isBody(value: unknown): value is Body {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+import { isJsonObject } from "../json-object.ts";
 
 /** FastAPI's validation details as one line: `body.messages.1.user.name: Extra inputs are not permitted (extra_forbidden)`. */
 function detailMessage(detail: unknown): string {
   if (!Array.isArray(detail)) return typeof detail === "string" ? detail : JSON.stringify(detail);
   return detail
     .map((item: unknown) => {
-      if (!isBody(item)) return JSON.stringify(item);
+      if (!isJsonObject(item)) return JSON.stringify(item);
       const location = Array.isArray(item["loc"]) ? `${item["loc"].join(".")}: ` : "";
       const type = typeof item["type"] === "string" ? ` (${item["type"]})` : "";
       return `${location}${String(item["msg"] ?? "")}${type}`;
@@ -29,9 +24,9 @@ function detailMessage(detail: unknown): string {
 
 export function normalizeErrorBody(body: unknown): object {
   if (Array.isArray(body) && body.length === 1) return normalizeErrorBody(body[0]);
-  if (!isBody(body)) return body === null || body === undefined ? {} : { error: { message: String(body) } };
+  if (!isJsonObject(body)) return body === null || body === undefined ? {} : { error: { message: String(body) } };
   const error = body["error"];
-  if (isBody(error)) return body;
+  if (isJsonObject(error)) return body;
   if (typeof error === "string") return { ...body, error: { message: error } };
   if (typeof body["message"] === "string") return { error: body };
   if (body["detail"] !== undefined) return { error: { message: detailMessage(body["detail"]) } };

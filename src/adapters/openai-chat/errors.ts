@@ -14,12 +14,6 @@ import {
   upstreamTimeoutError,
 } from "../http-error.ts";
 
-/** Why a call ended early on our side: the caller aborted, or the stream went quiet too long. */
-export interface EndState {
-  callerAborted: boolean;
-  idleTimedOut: boolean;
-}
-
 /** The error body's own message (the SDK's message prefixes the status). */
 function upstreamMessage(error: APIError): string {
   const body = error.error;
@@ -60,12 +54,10 @@ function isBrokenConnection(error: unknown): error is Error {
 }
 
 /**
- * Any failure of an OpenAI SDK call as a GatewayError. Our own end state wins: after an abort or
- * an idle timeout the SDK ends the stream silently or with a generic error.
+ * Any failure of an OpenAI SDK call as a GatewayError. The adapter asks its IdleAbort first:
+ * after an abort or an idle timeout the SDK ends the stream silently or with a generic error.
  */
-export function toGatewayErrorFromOpenAI(error: unknown, provider: string, end?: EndState): GatewayError {
-  if (end?.callerAborted) return abortedError(provider, error);
-  if (end?.idleTimedOut) return upstreamTimeoutError(provider, error);
+export function toGatewayErrorFromOpenAI(error: unknown, provider: string): GatewayError {
   if (error instanceof GatewayError) return error;
   if (error instanceof APIUserAbortError) return abortedError(provider, error);
   if (error instanceof APIConnectionTimeoutError) return upstreamTimeoutError(provider, error);

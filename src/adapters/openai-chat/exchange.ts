@@ -10,7 +10,7 @@ import type {
   ChatCompletionCreateParamsStreaming,
 } from "openai/resources/chat/completions";
 import type { ChatRequest, ChatResult, GatewayError, StreamEvent } from "../../core/index.ts";
-import { applyRequestQuirks, type WireRequest } from "../quirks/request/index.ts";
+import type { RequestQuirks, WireRequest } from "../quirks/request/index.ts";
 import { ResponseQuirks } from "../quirks/response/index.ts";
 import type { QuirkSwitches } from "../quirks/types.ts";
 import { fromChatCompletion, type ResponseContext } from "./from-response.ts";
@@ -18,9 +18,12 @@ import { translateStream } from "./stream.ts";
 import { toChatCompletionParams, withStreaming, type RequestOptions } from "./to-request.ts";
 import type { WireChunk } from "./wire-types.ts";
 
+/** What stays the same for every call of one adapter (built once, in createOpenAIChatAdapter). */
 export interface ExchangeOptions {
   provider: string;
   quirks: QuirkSwitches;
+  /** The request steps of `quirks`, built for this provider. */
+  requestQuirks: RequestQuirks;
   requestOptions: RequestOptions;
 }
 
@@ -34,7 +37,7 @@ export class Exchange {
     // The SDK's param types have no room for other providers' fields; the steps use a looser
     // shape of the same JSON, and the SDK sends whatever the object holds.
     const base = toChatCompletionParams(request, options.requestOptions) as unknown as WireRequest;
-    const prepared = applyRequestQuirks(base, { request, provider, quirks });
+    const prepared = options.requestQuirks.apply(base, request);
     this.body = prepared.body as unknown as ChatCompletionCreateParamsNonStreaming;
     this.response = new ResponseQuirks({ provider, quirks, names: prepared.names, toolsOffered: Boolean(prepared.body.tools?.length) });
     this.context = { provider, model: request.model };

@@ -7,6 +7,7 @@ import type {
   ChatCompletionUserMessageParam,
 } from "openai/resources/chat/completions";
 import type { AssistantMessage, Message, ReasoningBlock, TextBlock, ToolCallBlock, ToolMessage, UserContent } from "../../core/index.ts";
+import { isJsonObject } from "../json-object.ts";
 import type { ReasoningField } from "./reasoning.ts";
 import { imageUrl, renderPart, renderToolResult } from "./render-content.ts";
 
@@ -46,7 +47,7 @@ function wireArguments(call: ToolCallBlock): string {
   if (call.rawArguments.trim() !== "") {
     try {
       const value: unknown = JSON.parse(call.rawArguments);
-      if (typeof value === "object" && value !== null && !Array.isArray(value)) return call.rawArguments;
+      if (isJsonObject(value)) return call.rawArguments;
     } catch {
       // unparsable: send the parsed arguments instead
     }

@@ -10,7 +10,7 @@ export { PRESETS, PRESET_NAMES, isPresetName, type PresetName } from "./presets.
 export { resolveQuirks, describeQuirks } from "./resolve.ts";
 export { SWITCH_NAMES } from "./switch-specs.ts";
 export { schemaTargetOf } from "./schema-target.ts";
-export { applyRequestQuirks, type QuirkedRequest, type RequestContext, type WireRequest } from "./request/index.ts";
+export { applyRequestQuirks, RequestQuirks, type QuirkedRequest, type RequestContext, type WireRequest } from "./request/index.ts";
 export { ResponseQuirks, type ResponseQuirksOptions } from "./response/index.ts";
 export { extractHermesToolCalls, HermesToolCallParser } from "./response/hermes-tool-calls.ts";
 export { splitThinkTags, ThinkTagSplitter } from "./response/think-tags.ts";

@@ -148,6 +148,31 @@ describe("HTTP errors", () => {
     expect(server.requests.length - before).toBe(2);
   });
 
+  it("upstream 401/403 (the gateway's key for the provider): 502 naming the provider, not retryable, for complete and stream", async () => {
+    const cases = [
+      { status: 401, type: "authentication_error", code: "upstream_authentication_error" },
+      { status: 403, type: "permission_error", code: "upstream_permission_error" },
+    ];
+    for (const { status, type, code } of cases) {
+      respond = (_req, res) => sendAnthropicError(res, status, type, "invalid x-api-key");
+      const adapter = adapterAt(server.url);
+      for (const error of [await completeError(adapter.complete(ask)), (await streamError(adapter.stream(ask))).error]) {
+        expect(error).toMatchObject({ status: 502, type: "api_error", code, provider: "anthropic", retryable: false });
+        expect(error.message).toContain(`(upstream ${status}, ${type}: invalid x-api-key)`);
+        expect(error.message).toContain('check the API key of provider "anthropic" in the gateway config');
+      }
+    }
+  });
+
+  it("an authentication_error event in a stream is mapped like the HTTP 401", async () => {
+    respond = (_req, res) => {
+      openSse(res, anthropicSse(head));
+      res.end(`event: error\ndata: {"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}\n\n`);
+    };
+    const { error } = await streamError(adapterAt(server.url).stream(ask));
+    expect(error).toMatchObject({ status: 502, type: "api_error", code: "upstream_authentication_error", retryable: false });
+  });
+
   it("429 with retry-after carries the delay", async () => {
     respond = (_req, res) => sendJson(res, 429, { type: "error", error: { type: "rate_limit_error", message: "Slow down" } }, { "retry-after": "2" });
     const error = await completeError(adapterAt(server.url).complete(ask));

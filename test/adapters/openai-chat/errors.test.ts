@@ -130,13 +130,26 @@ describe("openai-chat HTTP errors", () => {
     expectGatewayError(await streamError(), { status: 500, type: "api_error", retryable: true });
   });
 
-  it("401: authentication_error, not retryable", async () => {
+  // The provider refusing the gateway's key is not the client's key being wrong: never a 401/403 to the client.
+  it("upstream 401: a 502 upstream_authentication_error naming the provider and its key, not retryable", async () => {
     upstream.handle((_req, res) =>
       sendJson(res, 401, { error: { message: "Incorrect API key provided", type: "invalid_request_error", code: "invalid_api_key" } }),
     );
+    for (const error of [await completeError(), await streamError()]) {
+      expectGatewayError(error, { status: 502, type: "api_error", code: "upstream_authentication_error", retryable: false });
+      expect(error.retryAfterMs).toBeUndefined();
+      expect(error.message).toBe(
+        `${PROVIDER}: the provider rejected the gateway's credentials (upstream 401, invalid_api_key: Incorrect API key provided); ` +
+          `check the API key of provider "${PROVIDER}" in the gateway config (providers.${PROVIDER}.apiKey)`,
+      );
+    }
+  });
+
+  it("upstream 403: a 502 upstream_permission_error, not retryable", async () => {
+    upstream.handle((_req, res) => sendJson(res, 403, { error: { message: "Project does not have access to model", type: "invalid_request_error" } }));
     const error = await completeError();
-    expectGatewayError(error, { status: 401, type: "authentication_error", code: "invalid_api_key", retryable: false });
-    expect(error.retryAfterMs).toBeUndefined();
+    expectGatewayError(error, { status: 502, type: "api_error", code: "upstream_permission_error", retryable: false });
+    expect(error.message).toMatch(/^test-provider: the provider refused access .*\(upstream 403: Project does not have access to model\); check the API key of provider "test-provider"/);
   });
 
   it("recorded 400 for a reasoning model's max_tokens keeps code and param", async () => {

@@ -1,9 +1,11 @@
 /** The request steps as pure functions on wire bodies, and the maps they rely on. */
 import { describe, expect, it } from "vitest";
-import { applyRequestQuirks, resolveQuirks, type WireRequest } from "../../../src/adapters/quirks/index.ts";
+import { applyRequestQuirks, RequestQuirks, resolveQuirks, type WireRequest } from "../../../src/adapters/quirks/index.ts";
 import { FunctionNameMap } from "../../../src/adapters/quirks/function-names.ts";
-import { matchesModel } from "../../../src/adapters/quirks/request/model-patterns.ts";
-import type { ChatRequest } from "../../../src/core/index.ts";
+import { matchesModel, modelMatcher } from "../../../src/adapters/quirks/request/model-patterns.ts";
+import { geminiParameters } from "../../../src/adapters/quirks/request/tool-schemas.ts";
+import type { ChatRequest, JsonSchema } from "../../../src/core/index.ts";
+import { normalizeSchema } from "../../../src/mcp/schema/index.ts";
 import { firstRejection } from "../../helpers/strict-fakes/strict-fake.ts";
 import { glmFamily } from "../../helpers/strict-fakes/glm.ts";
 
@@ -83,6 +85,89 @@ describe("model patterns", () => {
     expect(matchesModel("deepseek-r1-distill", ["deepseek-r1*"])).toBe(true);
     expect(matchesModel("a.b", ["a*b"])).toBe(true);
     expect(matchesModel("axb", ["a.b"])).toBe(false);
+  });
+
+  it("a compiled matcher tests against any of its patterns, and an empty list matches nothing", () => {
+    const excepted = modelMatcher(["deepseek-reasoner", "o1-*", "a|b"]);
+    expect(["deepseek-reasoner", "O1-mini", "a|b"].map(excepted)).toEqual([true, true, true]);
+    expect(["deepseek-chat", "xo1-mini", "a", "b"].map(excepted)).toEqual([false, false, false, false]);
+    expect(modelMatcher([])("anything")).toBe(false);
+  });
+});
+
+describe("gemini tool schemas (normalized once per schema object)", () => {
+  const raw = (): JsonSchema => ({
+    type: "object",
+    properties: { path: { type: "string", format: "uri" }, depth: { type: ["integer", "null"] } },
+    required: ["path"],
+    additionalProperties: false,
+  });
+  const body = (parameters: JsonSchema): WireRequest => ({
+    model: "gemini-2.5-flash",
+    messages: [{ role: "user", content: "hi" }],
+    tools: [{ type: "function", function: { name: "read", parameters } }],
+  });
+
+  it("gives what the normalizer gives, the same object for the same schema object", () => {
+    const schema = raw();
+    const first = geminiParameters(schema);
+    expect(first).toEqual(normalizeSchema(raw(), "gemini").schema);
+    expect(geminiParameters(schema)).toBe(first);
+    // A new object with the same content (a client's tool in the next request) is normalized anew.
+    const again = geminiParameters(raw());
+    expect(again).toEqual(first);
+    expect(again).not.toBe(first);
+  });
+
+  it("a stable schema object (an MCP tool) gives the identical parameters in every request", () => {
+    const schema = raw();
+    const quirks = new RequestQuirks("p", resolveQuirks("gemini").switches);
+    const first = quirks.apply(body(schema), chat).body.tools![0]!.function.parameters;
+    const second = quirks.apply(body(schema), chat).body.tools![0]!.function.parameters;
+    expect(second).toBe(first);
+    expect(first).toEqual(normalizeSchema(schema, "gemini").schema);
+    expect(schema).toEqual(raw());
+  });
+
+  it("a tool without parameters still gets a valid object schema", () => {
+    const out = apply({ model: "m", messages: [], tools: [{ type: "function", function: { name: "ping" } }] }, "gemini");
+    expect(out.tools![0]!.function.parameters).toEqual(normalizeSchema(undefined, "gemini").schema);
+  });
+});
+
+describe("RequestQuirks (built once per adapter)", () => {
+  const deepseekChat: ChatRequest = {
+    model: "deepseek-chat",
+    messages: [
+      { role: "user", content: [{ type: "text", text: "hi" }] },
+      { role: "assistant", content: [{ type: "reasoning", text: "hmm", providerData: { origin: "p", data: {} } }, { type: "tool_call", id: "c1", name: "f", arguments: {}, rawArguments: "{}" }] },
+    ],
+  };
+  const wire = (model: string): WireRequest => ({
+    model,
+    messages: [
+      { role: "user", content: "hi" },
+      { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }], reasoning_content: "stale" },
+    ],
+  });
+
+  it("one instance serves every request like a fresh build, with the except-models patterns compiled in", () => {
+    const switches = resolveQuirks("deepseek").switches;
+    const quirks = new RequestQuirks("p", switches);
+    for (const model of ["deepseek-chat", "deepseek-reasoner", "DeepSeek-Reasoner", "deepseek-chat"]) {
+      const request = { ...deepseekChat, model };
+      expect(quirks.apply(wire(model), request)).toEqual(applyRequestQuirks(wire(model), { request, provider: "p", quirks: switches }));
+    }
+    expect(quirks.apply(wire("deepseek-chat"), deepseekChat).body.messages[1]!.reasoning_content).toBe("hmm");
+    expect(quirks.apply(wire("deepseek-reasoner"), { ...deepseekChat, model: "deepseek-reasoner" }).body.messages[1]!.reasoning_content).toBeUndefined();
+  });
+
+  it("reads the switches when built: later changes to the object do not reach it", () => {
+    const switches = resolveQuirks("openai").switches;
+    const quirks = new RequestQuirks("p", switches);
+    switches.ensureUserMessage = true;
+    const body: WireRequest = { model: "m", messages: [{ role: "assistant", content: "x" }] };
+    expect(quirks.apply(body, chat).body).toEqual(body);
   });
 });
 

@@ -4,12 +4,14 @@
  * messages by position, before any step adds a message), renames before id maps, and the
  * tool-field cleanup last (it looks at the final tools).
  */
+import type { ChatRequest } from "../../../core/index.ts";
 import { FunctionNameMap } from "../function-names.ts";
 import type { QuirkSwitches } from "../types.ts";
 import { bridgeUserAfterTool } from "./bridge.ts";
 import { assistantContentString, flattenContent } from "./content-shape.ts";
 import type { RequestContext, RequestStep } from "./context.ts";
 import { functionNamesOf, renameFunctions } from "./function-names.ts";
+import { modelMatcher } from "./model-patterns.ts";
 import { replayReasoningDetails, replayThinkContent } from "./raw-replay.ts";
 import { replayReasoning, stripReasoningForModels } from "./reasoning-replay.ts";
 import { replayThoughtSignatures } from "./thought-signatures.ts";
@@ -30,12 +32,13 @@ export interface QuirkedRequest {
 
 /** The steps the switches ask for, in order. */
 function stepsFor(quirks: QuirkSwitches): RequestStep[] {
+  const excepted = modelMatcher(quirks.replayReasoningExceptModels);
   const steps: [boolean, RequestStep][] = [
     [quirks.thoughtSignatures, replayThoughtSignatures],
     [quirks.thinkTags, replayThinkContent],
     [quirks.reasoningDetails, replayReasoningDetails],
-    [quirks.replayReasoning !== "off", replayReasoning],
-    [quirks.replayReasoningExceptModels.length > 0, stripReasoningForModels],
+    [quirks.replayReasoning !== "off", replayReasoning(excepted)],
+    [quirks.replayReasoningExceptModels.length > 0, stripReasoningForModels(excepted)],
     [quirks.toolSchemas === "gemini", geminiToolSchemas],
     [quirks.toolTypeFunction, typeEveryTool],
     [quirks.flattenContent, flattenContent],
@@ -49,9 +52,33 @@ function stepsFor(quirks: QuirkSwitches): RequestStep[] {
   return steps.filter(([on]) => on).map(([, step]) => step);
 }
 
+/**
+ * The request side of one provider's quirks, built once per adapter: the switches are fixed for
+ * the adapter's life, so the step list (and the model patterns in it) is worked out up front and
+ * every request only runs it. Switches changed after construction are not seen.
+ */
+export class RequestQuirks {
+  private readonly quirks: Readonly<QuirkSwitches>;
+  private readonly steps: readonly RequestStep[];
+
+  constructor(
+    private readonly provider: string,
+    quirks: QuirkSwitches,
+  ) {
+    this.quirks = { ...quirks };
+    this.steps = stepsFor(this.quirks);
+  }
+
+  apply(body: WireRequest, request: ChatRequest): QuirkedRequest {
+    const context: RequestContext = { request, provider: this.provider, quirks: this.quirks };
+    const stepped = this.steps.reduce((current, step) => step(current, context), body);
+    if (this.quirks.functionNames !== "gemini") return { body: stepped };
+    const names = new FunctionNameMap(functionNamesOf(stepped));
+    return { body: renameFunctions(stepped, names), names };
+  }
+}
+
+/** One-off form (tests, tools): builds the steps for this call only. Adapters keep a RequestQuirks. */
 export function applyRequestQuirks(body: WireRequest, context: RequestContext): QuirkedRequest {
-  const stepped = stepsFor(context.quirks).reduce((current, step) => step(current, context), body);
-  if (context.quirks.functionNames !== "gemini") return { body: stepped };
-  const names = new FunctionNameMap(functionNamesOf(stepped));
-  return { body: renameFunctions(stepped, names), names };
+  return new RequestQuirks(context.provider, context.quirks).apply(body, context.request);
 }

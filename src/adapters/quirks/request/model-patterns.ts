@@ -1,10 +1,21 @@
 /** Model-id patterns of the quirk data: exact ids, `*` as a wildcard, case-insensitive. */
 
-function toRegExp(pattern: string): RegExp {
-  const body = pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*");
-  return new RegExp(`^${body}$`, "i");
+export type ModelMatcher = (model: string) => boolean;
+
+const neverMatches: ModelMatcher = () => false;
+
+function patternSource(pattern: string): string {
+  return pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*");
 }
 
+/** The patterns compiled into one test; build it once (per adapter), not per request. */
+export function modelMatcher(patterns: readonly string[]): ModelMatcher {
+  if (patterns.length === 0) return neverMatches;
+  const regexp = new RegExp(`^(?:${patterns.map(patternSource).join("|")})$`, "i");
+  return (model) => regexp.test(model);
+}
+
+/** One-off check; compiles the patterns on every call (hot paths keep a modelMatcher). */
 export function matchesModel(model: string, patterns: readonly string[]): boolean {
-  return patterns.some((pattern) => toRegExp(pattern).test(model));
+  return modelMatcher(patterns)(model);
 }

@@ -4,6 +4,7 @@
  * The same steps serve a non-streamed message (one final delta) and a stream (every delta).
  */
 import type { ChatResult, GatewayError, StreamEvent } from "../../../core/index.ts";
+import { isJsonObject } from "../../json-object.ts";
 import type { WireChunk, WireMessageFields } from "../../openai-chat/wire-types.ts";
 import { firstChoice } from "../../openai-chat/wire-types.ts";
 import type { FunctionNameMap } from "../function-names.ts";
@@ -39,10 +40,6 @@ function buildSteps(options: ResponseQuirksOptions, notes: ProviderNotes): Delta
   return steps;
 }
 
-function isRecord(value: unknown): value is { [key: string]: unknown } {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /** Stateful, one per model call: streamed deltas depend on the ones before. */
 export class ResponseQuirks {
   private readonly notes: ProviderNotes;
@@ -56,11 +53,11 @@ export class ResponseQuirks {
 
   /** A non-streamed body before the base reads it; anything that is not a completion passes as is. */
   completion(body: unknown): unknown {
-    if (this.steps.length === 0 || !isRecord(body) || !Array.isArray(body["choices"])) return body;
+    if (this.steps.length === 0 || !isJsonObject(body) || !Array.isArray(body["choices"])) return body;
     const choices: unknown[] = body["choices"];
-    const at = choices.findIndex((choice) => isRecord(choice) && (choice["index"] ?? 0) === 0);
+    const at = choices.findIndex((choice) => isJsonObject(choice) && (choice["index"] ?? 0) === 0);
     const choice = choices[at];
-    if (!isRecord(choice) || !isRecord(choice["message"])) return body;
+    if (!isJsonObject(choice) || !isJsonObject(choice["message"])) return body;
     // The provider's message, unchecked like every response body: the steps read it defensively.
     const message = this.run(choice["message"] as LooseDelta, true);
     return { ...body, choices: choices.map((c, i) => (i === at ? { ...choice, message } : c)) };

@@ -4,24 +4,19 @@
  * entries. The text becomes the neutral reasoning; the entries, merged by index, are noted so
  * the request side can send them back verbatim, as MiniMax asks.
  */
+import { isJsonObject, type JsonObject } from "../../../json-object.ts";
 import type { ProviderNotes } from "../provider-notes.ts";
 import { withReasoning, type DeltaStep, type LooseDelta } from "../wire.ts";
 
 export const REASONING_DETAILS_KEY = "reasoningDetails";
 
-type Detail = { [key: string]: unknown };
-
-function isDetail(value: unknown): value is Detail {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 export class ReasoningDetailsStep implements DeltaStep {
-  private readonly merged: Detail[] = [];
+  private readonly merged: JsonObject[] = [];
 
   constructor(private readonly notes: ProviderNotes) {}
 
   apply(delta: LooseDelta, final: boolean): LooseDelta {
-    const details = Array.isArray(delta.reasoning_details) ? delta.reasoning_details.filter(isDetail) : [];
+    const details = Array.isArray(delta.reasoning_details) ? delta.reasoning_details.filter(isJsonObject) : [];
     const text = details.map((detail) => this.merge(detail)).join("");
     if (final && this.merged.length > 0) this.notes.noteReasoning({ [REASONING_DETAILS_KEY]: this.merged });
     const { reasoning_details: _details, ...rest } = delta;
@@ -29,7 +24,7 @@ export class ReasoningDetailsStep implements DeltaStep {
   }
 
   /** Adds a fragment to the entry of its index (a new entry when unseen); returns its text. */
-  private merge(detail: Detail): string {
+  private merge(detail: JsonObject): string {
     const text = typeof detail["text"] === "string" ? detail["text"] : "";
     const index = typeof detail["index"] === "number" ? detail["index"] : this.merged.length;
     const entry = this.merged.find((item) => item["index"] === index);

@@ -1,0 +1,6 @@
+/** A parsed JSON value that is an object (not null, not an array): what provider bodies are read as. */
+export type JsonObject = { [key: string]: unknown };
+
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
