@@ -98,7 +98,8 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     mount: (routes) => mcpHttp.mount(routes),
     config,
     providers,
-    tools: pool,
+    // /v1 tool calls are tracked by the MCP hub, so upstream requests they cause never reach an MCP session.
+    tools: mcp.outsideTools(pool),
     hiddenSteps,
     logger,
     health: report,

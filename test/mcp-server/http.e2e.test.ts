@@ -42,7 +42,8 @@ beforeAll(async () => {
   gw = await startMcpGateway({
     mcpServers: { everything: everythingServer(), fixture: fixtureServer() },
     providers: { fake: { type: "openai", baseURL: `${upstream.url}/v1`, apiKey: "sk-upstream" } },
-    gateway: { sampling: { model: "fake/sampler" }, allowedHosts: ["mcp.example.com"], allowedOrigins: ["https://app.example.com"] },
+    // forwardRoots: a session with roots makes the gateway tell upstream servers (the routing test uses it).
+    gateway: { sampling: { model: "fake/sampler" }, allowedHosts: ["mcp.example.com"], allowedOrigins: ["https://app.example.com"], forwardRoots: true },
   });
 });
 

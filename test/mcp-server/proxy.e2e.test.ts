@@ -94,7 +94,8 @@ function gatewayConfig(): Record<string, unknown> {
   return {
     mcpServers: { everything: everythingServer(), fixture: fixtureServer() },
     providers: { fake: { type: "openai", baseURL: `${upstream.url}/v1`, apiKey: "sk-upstream" } },
-    gateway: { maxIterations: 3 },
+    // Roots are relayed over stdio always, over HTTP only with forwardRoots (see isolation.e2e.test.ts).
+    gateway: { maxIterations: 3, forwardRoots: true },
   };
 }
 

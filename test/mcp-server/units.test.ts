@@ -1,6 +1,7 @@
 /** The small pieces of the MCP server surface: resumption store, Host/Origin rules, namespaces, sampling conversion. */
 import { describe, expect, it } from "vitest";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { ConfigError, resolveConfig } from "../../src/core/config/index.ts";
 import { MemoryEventStore } from "../../src/gateway/mcp-server/event-store.ts";
 import { hostAllowed, hostName, originAllowed } from "../../src/gateway/mcp-server/http.ts";
 import { namespaceOwner } from "../../src/gateway/mcp-server/namespace.ts";
@@ -115,5 +116,28 @@ describe("sampling as a neutral request", () => {
 
   it("refuses sampling with tools", () => {
     expect(() => samplingToChatRequest({ messages: [], maxTokens: 1, tools: [{ name: "t", inputSchema: { type: "object" } }] }, "m")).toThrow(/tools/);
+  });
+});
+
+describe("the MCP server's settings", () => {
+  it("defaults forwardRoots to off and maxMcpSessions to 256, and suggests them for a typo", () => {
+    const { gateway } = resolveConfig({}, {});
+    expect(gateway.forwardRoots).toBe(false);
+    expect(gateway.maxMcpSessions).toBe(256);
+    expect(resolveConfig({ gateway: { forwardRoots: true, maxMcpSessions: 3 } }, {}).gateway).toMatchObject({ forwardRoots: true, maxMcpSessions: 3 });
+    let error: unknown;
+    try {
+      resolveConfig({ gateway: { forwardRoot: true, maxMcpSession: 1 } }, {});
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual(
+      expect.arrayContaining([
+        { path: "gateway.forwardRoot", message: 'unknown key "forwardRoot" (did you mean "forwardRoots"?)' },
+        { path: "gateway.maxMcpSession", message: 'unknown key "maxMcpSession" (did you mean "maxMcpSessions"?)' },
+      ]),
+    );
+    expect(() => resolveConfig({ gateway: { maxMcpSessions: 0 } }, {})).toThrow(/gateway\.maxMcpSessions/);
   });
 });

@@ -102,6 +102,8 @@ function normalize(raw: RawConfig, missing: MissingVariable[], source: string): 
       sampling: g.sampling,
       allowedHosts: g.allowedHosts ?? [],
       allowedOrigins: g.allowedOrigins ?? [],
+      forwardRoots: g.forwardRoots ?? false,
+      maxMcpSessions: g.maxMcpSessions ?? DEFAULTS.maxMcpSessions,
     },
     missingVariables: missing,
   };

@@ -101,6 +101,10 @@ export const gatewaySchema = z.strictObject({
   allowedHosts: z.array(z.string().min(1)).optional(),
   /** Extra Origin header values accepted on /mcp (loopback origins always are; "*" accepts any). */
   allowedOrigins: z.array(z.string().min(1)).optional(),
+  /** Relay the roots of /mcp HTTP sessions to upstream servers (stdio always does). */
+  forwardRoots: z.boolean().optional(),
+  /** Open /mcp sessions at most; more initialize requests get 503 with retry-after. */
+  maxMcpSessions: z.number().int().positive().optional(),
 });
 
 export const configSchema = z.strictObject({

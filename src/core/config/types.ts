@@ -58,6 +58,10 @@ export interface ResolvedGatewaySettings {
   allowedHosts: string[];
   /** Origin header values /mcp accepts besides loopback origins. */
   allowedOrigins: string[];
+  /** Relay the roots of /mcp HTTP sessions to upstream servers (off: only the stdio client's roots are). */
+  forwardRoots: boolean;
+  /** Open /mcp sessions at most. */
+  maxMcpSessions: number;
 }
 
 export interface GatewayConfig {
@@ -86,4 +90,5 @@ export const DEFAULTS = {
   maxJsonDepth: 64,
   maxArrayLength: 10_000,
   requestTimeoutMs: 600_000,
+  maxMcpSessions: 256,
 } as const;

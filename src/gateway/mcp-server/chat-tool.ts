@@ -2,7 +2,8 @@
  * The agent tool `chat`: runs the gateway's agent loop on a configured model with the gateway's
  * MCP tools, and returns the final answer as text, with the turns, the tool calls and the usage
  * as structured content. Progress notifications (when the client sent a progress token) mark
- * each turn and each tool call.
+ * each turn and each tool call. A run ends at `gateway.requestTimeoutMs` (as a /v1 request does),
+ * and `mcpServers` can narrow an alias's own server selection, never widen it.
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
@@ -71,7 +72,7 @@ export function chatToolDefinition(deps: ChatToolDeps): Tool {
         mcpServers: {
           type: "array",
           items: { type: "string", ...(servers.length > 0 ? { enum: servers } : {}) },
-          description: "The MCP servers whose tools the model may use (default: the alias's selection, else all).",
+          description: "The MCP servers whose tools the model may use (default: the alias's selection, else all); with an alias, only servers of its selection.",
         },
       },
       required: ["prompt"],
@@ -130,9 +131,16 @@ export async function runChatTool(args: unknown, deps: ChatToolDeps, extra: Requ
     return errorResult(`Error: ${error instanceof Error ? error.message : String(error)}`);
   }
   const known = deps.tools.serverNames();
-  const unknown = (input.mcpServers ?? []).filter((s) => !known.includes(s));
+  const requested = input.mcpServers === undefined ? undefined : [...new Set(input.mcpServers)];
+  const unknown = (requested ?? []).filter((s) => !known.includes(s));
   if (unknown.length > 0) return errorResult(`Unknown MCP servers: ${unknown.join(", ")} (configured: ${known.join(", ") || "none"})`);
-  const servers = input.mcpServers ?? model.alias?.mcpServers;
+  // An alias's selection is a limit: "mcpServers" may narrow it, not reach past it.
+  const allowed = model.alias?.mcpServers;
+  const outside = allowed ? (requested ?? []).filter((s) => !allowed.includes(s)) : [];
+  if (outside.length > 0) {
+    return errorResult(`MCP servers outside the selection of model "${modelName}": ${outside.join(", ")} (allowed: ${allowed!.join(", ") || "none"})`);
+  }
+  const servers = requested ?? allowed;
   const system = input.system ?? model.alias?.system;
   const messages: Message[] = [
     ...(system ? [{ role: "system" as const, content: [{ type: "text" as const, text: system }] }] : []),
@@ -152,9 +160,17 @@ export async function runChatTool(args: unknown, deps: ChatToolDeps, extra: Requ
     extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: ++step, message } }).catch(() => undefined);
   };
 
+  // The whole run (every turn and tool call) ends at gateway.requestTimeoutMs, as a /v1 request does.
+  const timeoutMs = deps.config.gateway.requestTimeoutMs;
+  const deadline = new AbortController();
+  const timer = setTimeout(
+    () => deadline.abort(new GatewayError(`The chat run took longer than ${timeoutMs} ms (gateway.requestTimeoutMs)`, { status: 504, type: "timeout_error", code: "request_timeout" })),
+    Math.min(timeoutMs, 2_147_483_647),
+  );
+  const signal = AbortSignal.any([extra.signal, deadline.signal]);
   let outcome: LoopOutcome | undefined;
   try {
-    for await (const event of runLoop(model, request, deps.tools.select(servers), deps, extra.signal)) {
+    for await (const event of runLoop(model, request, deps.tools.select(servers), deps, signal)) {
       if (event.type === "turn_start") progress(`turn ${event.turn}: calling ${modelName}`);
       else if (event.type === "tool_start") progress(`turn ${event.turn}: running tool ${event.call.name}`);
       else if (event.type === "tool_end") progress(`turn ${event.turn}: tool ${event.call.name} ${event.isError ? "failed" : "done"} (${event.durationMs} ms)`);
@@ -162,11 +178,13 @@ export async function runChatTool(args: unknown, deps: ChatToolDeps, extra: Requ
     }
   } catch (error) {
     if (extra.signal.aborted) throw error;
-    const failure = error instanceof GatewayError ? error : undefined;
-    deps.logger.warn({ model: modelName, err: error instanceof Error ? error.message : String(error) }, "chat tool failed");
+    const failure = deadline.signal.aborted ? (deadline.signal.reason as GatewayError) : error instanceof GatewayError ? error : undefined;
+    deps.logger.warn({ model: modelName, err: failure ? failure.message : error instanceof Error ? error.message : String(error) }, "chat tool failed");
     return errorResult(`Error: ${failure ? failure.message : error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    clearTimeout(timer);
   }
-  if (!outcome) return errorResult("Error: the agent loop ended without an outcome");
+  if (!outcome) return errorResult(`Error: ${deadline.signal.aborted ? (deadline.signal.reason as GatewayError).message : "the agent loop ended without an outcome"}`);
   const structured: ChatToolOutput = {
     model: modelName,
     stopReason: outcome.stopReason,

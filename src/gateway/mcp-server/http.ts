@@ -9,15 +9,21 @@
  * - DNS-rebinding protection: the Host header must name a loopback host (localhost, 127.0.0.1,
  *   [::1]) or one in `gateway.allowedHosts`, and an Origin header, when sent, a loopback origin
  *   or one in `gateway.allowedOrigins` ("*" in either list accepts anything). Otherwise 403.
- * - With `gateway.apiKeys` set, `Authorization: Bearer <key>` is required (401 otherwise).
+ * - With `gateway.apiKeys` set, `Authorization: Bearer <key>` is required (401 with
+ *   `WWW-Authenticate: Bearer` otherwise), and a session belongs to the key that opened it: its
+ *   id presented with another key is an unknown session (404).
+ * - At most `gateway.maxMcpSessions` sessions: an initialize beyond it (after idle sessions were
+ *   swept) gets 503 with retry-after. Requests count against `gateway.maxConcurrentRequests`
+ *   (429 beyond), an open SSE stream for as long as it is open.
  */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { Hono, MiddlewareHandler } from "hono";
 import type { GatewayConfig } from "../../core/config/index.ts";
 import type { Logger } from "../../core/logger.ts";
 import { bearerAuth } from "../http/auth.ts";
+import { concurrencyCap } from "../http/limits.ts";
 import { MemoryEventStore } from "./event-store.ts";
 import type { McpHub } from "./hub.ts";
 import type { DownstreamSession } from "./types.ts";
@@ -32,10 +38,14 @@ export interface McpHttpOptions {
   maxStoredEvents?: number;
   /** Largest sessionless POST (an initialize) read, in bytes (default 1 MiB). */
   maxInitializeBytes?: number;
+  /** The clock idle times are measured with (tests). */
+  now?: () => number;
 }
 
 interface HttpSession {
   session: DownstreamSession;
+  /** SHA-256 of the API key that opened the session (when gateway.apiKeys is set). */
+  key: Buffer | undefined;
   transport: WebStandardStreamableHTTPServerTransport;
   /** Requests whose response is still being written (open SSE streams included). */
   open: number;
@@ -99,6 +109,30 @@ export function rebindingGuard(config: GatewayConfig): MiddlewareHandler {
   };
 }
 
+/* ---------------- auth ---------------- */
+
+/**
+ * The gateway's bearer auth, with the `WWW-Authenticate: Bearer` challenge a 401 from an MCP
+ * endpoint carries (RFC 6750; MCP clients look for it).
+ */
+export function mcpBearerAuth(keys: readonly string[]): MiddlewareHandler {
+  const auth = bearerAuth(keys);
+  return async (c, next) => {
+    const response = await auth(c, next);
+    if (response instanceof Response && response.status === 401) {
+      const presented = /^Bearer\s+\S/i.test(c.req.header("authorization") ?? "");
+      response.headers.set("www-authenticate", `Bearer realm="mcp-gateway"${presented ? ', error="invalid_token"' : ""}`);
+    }
+    return response;
+  };
+}
+
+/** SHA-256 of the bearer token of a request. */
+function keyDigest(request: Request): Buffer {
+  const match = /^Bearer\s+(.+)$/i.exec(request.headers.get("authorization") ?? "");
+  return createHash("sha256").update(match ? match[1]!.trim() : "").digest();
+}
+
 /* ---------------- the endpoint ---------------- */
 
 /** Reads at most `max` bytes of a body; undefined when it is larger. */
@@ -158,16 +192,21 @@ function containsInitialize(body: unknown): boolean {
 export class McpHttpEndpoint {
   private readonly sessions = new Map<string, HttpSession>();
   private readonly sweeper: NodeJS.Timeout;
+  private readonly sweepEveryMs: number;
   private readonly idleMs: number;
+  private readonly now: () => number;
 
   constructor(private readonly options: McpHttpOptions) {
     this.idleMs = options.idleMs ?? 30 * 60_000;
-    this.sweeper = setInterval(() => void this.sweep(), Math.max(1_000, Math.min(60_000, this.idleMs / 2)));
+    this.now = options.now ?? Date.now;
+    this.sweepEveryMs = Math.max(1_000, Math.min(60_000, this.idleMs / 2));
+    this.sweeper = setInterval(() => void this.sweep(), this.sweepEveryMs);
     this.sweeper.unref();
   }
 
   mount(app: Hono): void {
-    app.all("/mcp", rebindingGuard(this.options.config), bearerAuth(this.options.config.gateway.apiKeys), (c) => this.handle(c.req.raw));
+    const gateway = this.options.config.gateway;
+    app.all("/mcp", rebindingGuard(this.options.config), mcpBearerAuth(gateway.apiKeys), concurrencyCap(gateway.maxConcurrentRequests), (c) => this.handle(c.req.raw));
   }
 
   get sessionCount(): number {
@@ -179,6 +218,11 @@ export class McpHttpEndpoint {
     if (id !== null) {
       const entry = this.sessions.get(id);
       if (!entry) return jsonRpcError(404, -32001, "Session not found");
+      // Another key's session is, for this caller, a session that does not exist.
+      if (entry.key && !timingSafeEqual(entry.key, keyDigest(request))) {
+        this.options.logger.warn({ session: id }, "mcp session id presented with another API key");
+        return jsonRpcError(404, -32001, "Session not found");
+      }
       return this.serve(entry, request);
     }
     if (request.method !== "POST") {
@@ -194,22 +238,34 @@ export class McpHttpEndpoint {
       return jsonRpcError(400, -32700, "Parse error: Invalid JSON");
     }
     if (!containsInitialize(body)) return jsonRpcError(400, -32000, "Bad Request: No valid session ID provided");
-    const entry = await this.open();
+    const max = this.options.config.gateway.maxMcpSessions;
+    if (this.sessions.size >= max) await this.sweep();
+    // No await between this check and open() registering the session: the bound holds.
+    if (this.sessions.size >= max) {
+      this.options.logger.warn({ sessions: this.sessions.size, max }, "mcp session limit reached: initialize refused");
+      return jsonRpcError(503, -32000, `The gateway has reached its limit of ${max} MCP sessions (gateway.maxMcpSessions); close unused sessions or retry later`, {
+        "retry-after": String(Math.ceil(this.sweepEveryMs / 1000)),
+      });
+    }
+    const entry = this.open(this.options.config.gateway.apiKeys.length > 0 ? keyDigest(request) : undefined);
+    await entry.session.server.connect(entry.transport);
+    this.options.logger.debug({ session: entry.session.id }, "mcp session opened");
     const response = await this.serve(entry, request, body);
     // An initialize the transport refused leaves a session nobody can use.
     if (entry.transport.sessionId === undefined) await this.closeSession(entry);
     return response;
   }
 
-  private async open(): Promise<HttpSession> {
+  /** Registers a new session (synchronously: see the session bound); the caller connects it. */
+  private open(key: Buffer | undefined): HttpSession {
     const id = randomUUID();
-    const session = this.options.hub.createSession(id);
+    const session = this.options.hub.createSession(id, { kind: "http" });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       eventStore: new MemoryEventStore(this.options.maxStoredEvents ?? 1000),
       maxRequestBodySize: this.options.config.gateway.maxBodyBytes,
     });
-    const entry: HttpSession = { session, transport, open: 0, lastSeen: Date.now(), idleWaiters: [] };
+    const entry: HttpSession = { session, key, transport, open: 0, lastSeen: this.now(), idleWaiters: [] };
     this.sessions.set(id, entry);
     const onServerClose = session.server.onclose;
     session.server.onclose = () => {
@@ -217,13 +273,11 @@ export class McpHttpEndpoint {
       if (this.sessions.get(id) === entry) this.sessions.delete(id);
       this.options.logger.debug({ session: id }, "mcp session closed");
     };
-    await session.server.connect(transport);
-    this.options.logger.debug({ session: id }, "mcp session opened");
     return entry;
   }
 
   private async serve(entry: HttpSession, request: Request, parsedBody?: unknown): Promise<Response> {
-    entry.lastSeen = Date.now();
+    entry.lastSeen = this.now();
     entry.open++;
     let response: Response;
     try {
@@ -241,7 +295,7 @@ export class McpHttpEndpoint {
 
   private finish(entry: HttpSession): void {
     entry.open--;
-    entry.lastSeen = Date.now();
+    entry.lastSeen = this.now();
     if (entry.open <= 0) for (const resolve of entry.idleWaiters.splice(0)) resolve();
   }
 
@@ -259,7 +313,7 @@ export class McpHttpEndpoint {
   }
 
   /** Closes sessions idle past `idleMs` with no open stream (runs on a timer; `now` for tests). */
-  async sweep(now = Date.now()): Promise<void> {
+  async sweep(now = this.now()): Promise<void> {
     const idle = [...this.sessions.values()].filter((entry) => entry.open <= 0 && now - entry.lastSeen > this.idleMs);
     for (const entry of idle) this.options.logger.info({ session: entry.session.id }, "closing idle mcp session");
     await Promise.all(idle.map((entry) => this.closeSession(entry)));

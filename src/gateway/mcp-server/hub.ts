@@ -5,10 +5,16 @@
  * Downstream requests are forwarded to the server that owns the tool, resource or prompt, with
  * names mapped back exactly (see tools below, ./resources.ts and ./prompts.ts). Upstream messages
  * that are not responses (sampling, elicitation and roots requests; logging messages) are routed
- * to the client whose request caused them: the most recent downstream request still in flight
- * to that server. When none is in flight, requests go to the most recently active client and
- * logging messages to every client. `list_changed` and resource updates go to every client
+ * to the client whose request caused them: the one session with requests in flight to that
+ * server. Anything else is never handed to an HTTP session (they may belong to other API keys):
+ * with nothing in flight, or requests of several sessions (or of /v1) in flight to that server,
+ * requests are refused and log messages only logged by the gateway; the stdio client, the only
+ * client of its gateway, still gets them. `list_changed` and resource updates go to every client
  * (updates: to every client subscribed to that URI).
+ *
+ * Roots: only the stdio client's roots are relayed to upstream servers, and those of HTTP
+ * sessions when `gateway.forwardRoots` is on (a server such as server-filesystem replaces its
+ * allowed folders with them, for every user of the gateway).
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -49,6 +55,8 @@ import {
 import type { GatewayConfig, ServerConfig } from "../../core/config/index.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { McpPool } from "../../mcp/pool.ts";
+import type { ToolSet } from "../../core/index.ts";
+import type { GatewayTools } from "../chat/context.ts";
 import type { ProviderEntry } from "../routing/providers.ts";
 import { CHAT_TOOL_NAME, chatToolDefinition, runChatTool, type ChatToolDeps } from "./chat-tool.ts";
 import { compileToolFilter } from "../../mcp/registry/tool-filter.ts";
@@ -71,18 +79,35 @@ export interface McpHubOptions {
   clientRequestTimeoutMs?: number;
 }
 
-/** A downstream request being served by upstream servers (for routing what they send back). */
+/** A request being served by upstream servers (for routing what they send back). */
 interface InFlight {
   seq: number;
-  session: DownstreamSession;
-  extra: RequestExtra;
+  /** The MCP session whose request it is; undefined for /v1 traffic (see `outsideTools`). */
+  session: DownstreamSession | undefined;
+  extra: RequestExtra | undefined;
   servers: ReadonlySet<string> | "all";
 }
+
+/** Whose request an upstream server's message (request, log) belongs to. */
+type Attribution =
+  /** Only this session has requests in flight to the server (`related`: its latest). */
+  | { kind: "session"; session: DownstreamSession; related: RequestExtra }
+  /** Only /v1 requests are in flight to the server: no MCP client may see it. */
+  | { kind: "outside" }
+  /** Requests of several sessions (or of a session and /v1) are in flight: which one is unknown. */
+  | { kind: "ambiguous" }
+  /** Nothing is in flight to the server: it speaks on its own. */
+  | { kind: "none" };
 
 interface Target {
   session: DownstreamSession;
   /** The downstream request the message belongs to, when known. */
   related?: RequestExtra;
+}
+
+export interface SessionOptions {
+  /** "stdio": the gateway's only client (unattributed messages and roots go to it). Default "http". */
+  kind?: DownstreamSession["kind"];
 }
 
 const LEVELS = LoggingLevelSchema.options;
@@ -142,8 +167,9 @@ export class McpHub {
     client.setNotificationHandler(ResourceListChangedNotificationSchema, () => this.notifyAll({ method: "notifications/resources/list_changed" }));
     client.setNotificationHandler(PromptListChangedNotificationSchema, () => this.notifyAll({ method: "notifications/prompts/list_changed" }));
     client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => {
-      const target = this.target(name);
-      if (target?.session.server.getClientCapabilities()?.elicitation?.url) void this.notify(target.session, { method: "notifications/elicitation/complete", params: n.params }, target.related);
+      const target = this.target(name, "notifications/elicitation/complete");
+      if ("refused" in target) return;
+      if (target.session.server.getClientCapabilities()?.elicitation?.url) void this.notify(target.session, { method: "notifications/elicitation/complete", params: n.params }, target.related);
     });
   };
 
@@ -162,21 +188,44 @@ export class McpHub {
     return this.upstreams().find((u) => u.name === name);
   }
 
-  /** The client an upstream server's request or log message belongs to. */
-  private target(server: string): Target | undefined {
-    let best: InFlight | undefined;
+  /** Whose request an upstream server's request or log message belongs to (see Attribution). */
+  private attribute(server: string): Attribution {
+    const owners = new Set<DownstreamSession | undefined>();
+    let latest: InFlight | undefined;
     for (const f of this.inflight) {
-      if ((f.servers === "all" || f.servers.has(server)) && (!best || f.seq > best.seq)) best = f;
+      if (f.servers !== "all" && !f.servers.has(server)) continue;
+      owners.add(f.session);
+      if (!latest || f.seq > latest.seq) latest = f;
     }
-    if (best && this.sessions.has(best.session.id)) return { session: best.session, related: best.extra };
-    const session = this.mostRecentSession();
-    return session ? { session } : undefined;
+    if (!latest) return { kind: "none" };
+    if (owners.size > 1) return { kind: "ambiguous" };
+    const session = latest.session;
+    if (!session || !latest.extra) return { kind: "outside" };
+    return this.sessions.get(session.id) === session ? { kind: "session", session, related: latest.extra } : { kind: "none" };
   }
 
-  private mostRecentSession(): DownstreamSession | undefined {
-    let best: DownstreamSession | undefined;
-    for (const s of this.sessions.values()) if (s.initialized && (!best || s.lastActive > best.lastActive)) best = s;
-    return best;
+  /** The stdio client: the gateway's only client, which may get what belongs to no request. */
+  private soleClient(): DownstreamSession | undefined {
+    for (const s of this.sessions.values()) if (s.kind === "stdio" && s.initialized) return s;
+    return undefined;
+  }
+
+  /**
+   * The client to pass an upstream server's request or message to: the session whose request it
+   * belongs to, else the stdio client; or why there is none (never another HTTP session).
+   */
+  private target(server: string, what: string): Target | { refused: Error; outside: boolean } {
+    const attribution = this.attribute(server);
+    if (attribution.kind === "session") return { session: attribution.session, related: attribution.related };
+    const sole = attribution.kind === "none" ? this.soleClient() : undefined;
+    if (sole) return { session: sole };
+    const why =
+      attribution.kind === "ambiguous"
+        ? `requests of several clients are in flight to MCP server "${server}", so the gateway cannot tell whose it is`
+        : attribution.kind === "outside"
+          ? `MCP server "${server}" made it while serving a /v1 request, which has no MCP client to ask`
+          : `MCP server "${server}" made it outside any client request, and the gateway passes it to no other client`;
+    return { refused: mcpError(ErrorCode.InvalidRequest, `The gateway refused ${what}: ${why}`), outside: attribution.kind === "outside" };
   }
 
   private async requestClient<S extends AnySchema>(target: Target, request: { method: string; params?: unknown }, schema: S, signal: AbortSignal): Promise<SchemaOutput<S>> {
@@ -196,29 +245,26 @@ export class McpHub {
     }
   }
 
-  private noClient(what: string): Error {
-    return mcpError(ErrorCode.InvalidRequest, `No MCP client is connected to the gateway to answer ${what}`);
-  }
-
   private async onSampling(server: string, params: Record<string, unknown> & { tools?: unknown; toolChoice?: unknown }, signal: AbortSignal) {
-    const target = this.target(server);
-    if (target?.session.server.getClientCapabilities()?.sampling) {
+    const target = this.target(server, "sampling/createMessage");
+    const model = this.options.config.gateway.sampling?.model;
+    if ("refused" in target) {
+      // /v1 traffic has no client to ask, but the gateway's own sampling model may answer it.
+      if (!target.outside || !model) throw target.refused;
+    } else if (target.session.server.getClientCapabilities()?.sampling) {
       const schema = params.tools !== undefined || params.toolChoice !== undefined ? CreateMessageResultWithToolsSchema : CreateMessageResultSchema;
       return this.requestClient(target, { method: "sampling/createMessage", params }, schema, signal);
     }
-    const model = this.options.config.gateway.sampling?.model;
     if (model) {
       this.logger.info({ server, model }, "answering sampling with gateway.sampling.model");
       return sampleWithModel(model, params as never, this.options, signal);
     }
-    throw target
-      ? mcpError(ErrorCode.InvalidRequest, "The connected MCP client does not support sampling, and gateway.sampling.model is not configured")
-      : this.noClient("sampling (and gateway.sampling.model is not configured)");
+    throw mcpError(ErrorCode.InvalidRequest, "The connected MCP client does not support sampling, and gateway.sampling.model is not configured");
   }
 
   private async onElicitation(server: string, params: Record<string, unknown> & { mode?: string }, signal: AbortSignal) {
-    const target = this.target(server);
-    if (!target) throw this.noClient("elicitation");
+    const target = this.target(server, "elicitation/create");
+    if ("refused" in target) throw target.refused;
     const supported = target.session.server.getClientCapabilities()?.elicitation as { form?: object; url?: object } | undefined;
     const mode = params.mode ?? "form";
     const ok = supported !== undefined && (mode === "url" ? supported.url !== undefined : supported.form !== undefined || supported.url === undefined);
@@ -227,8 +273,11 @@ export class McpHub {
   }
 
   private async onListRoots(server: string, params: Record<string, unknown> | undefined, signal: AbortSignal) {
-    const target = this.target(server);
-    if (!target) throw this.noClient("roots/list");
+    const target = this.target(server, "roots/list");
+    if ("refused" in target) throw target.refused;
+    if (!target.session.relayRoots) {
+      throw mcpError(ErrorCode.InvalidRequest, "The gateway does not forward the roots of MCP clients over HTTP (gateway.forwardRoots is off)");
+    }
     if (!target.session.server.getClientCapabilities()?.roots) throw mcpError(ErrorCode.MethodNotFound, "The connected MCP client does not support roots");
     return this.requestClient(target, { method: "roots/list", ...(params ? { params } : {}) }, ListRootsResultSchema, signal);
   }
@@ -238,15 +287,13 @@ export class McpHub {
   }
 
   private onLog(server: string, params: LoggingMessageNotification["params"]): void {
-    const notification: ServerNotification = { method: "notifications/message", params };
-    const target = this.target(server);
-    if (target?.related) {
-      if (!this.ignored(target.session, params.level)) void this.notify(target.session, notification, target.related);
+    const target = this.target(server, "a log message");
+    if ("refused" in target) {
+      // Not tied to one client's request: the gateway's own log keeps it, no client gets it.
+      this.logger.debug({ server, level: params.level, logger: params.logger, data: params.data }, "upstream log message (not tied to a client request)");
       return;
     }
-    for (const session of this.sessions.values()) {
-      if (session.initialized && !this.ignored(session, params.level)) void this.notify(session, notification);
-    }
+    if (!this.ignored(target.session, params.level)) void this.notify(target.session, { method: "notifications/message", params }, target.related);
   }
 
   private onResourceUpdated(uri: string, params: Record<string, unknown>): void {
@@ -292,12 +339,22 @@ export class McpHub {
   /* ------------------------------------------------------------------ sessions */
 
   /** A new client session with its own SDK Server; the caller connects it to a transport. */
-  createSession(id: string): DownstreamSession {
+  createSession(id: string, options: SessionOptions = {}): DownstreamSession {
     const server = new Server(
       { name: "mcp-gateway", title: "MCP Gateway", version: this.options.version ?? "0.1.0" },
       { capabilities: GATEWAY_CAPABILITIES, ...this.instructions() },
     );
-    const session: DownstreamSession = { id, server, initialized: false, logLevel: undefined, lastActive: ++this.activity, subscriptions: new Set() };
+    const kind = options.kind ?? "http";
+    const session: DownstreamSession = {
+      id,
+      server,
+      kind,
+      relayRoots: kind === "stdio" || this.options.config.gateway.forwardRoots,
+      initialized: false,
+      logLevel: undefined,
+      lastActive: ++this.activity,
+      subscriptions: new Set(),
+    };
     registerSessionHandlers(this, session);
     server.oninitialized = () => this.onInitialized(session);
     server.onclose = () => void this.removeSession(session);
@@ -321,7 +378,7 @@ export class McpHub {
     return this.sessions.size;
   }
 
-  /** Marks activity (the most recently active session answers unattributed upstream requests). */
+  /** Marks activity (diagnostics). */
   touch(session: DownstreamSession): void {
     session.lastActive = ++this.activity;
   }
@@ -329,8 +386,8 @@ export class McpHub {
   private onInitialized(session: DownstreamSession): void {
     session.initialized = true;
     this.touch(session);
-    // Upstream servers that asked for roots before (or of another client) should ask again.
-    if (session.server.getClientCapabilities()?.roots) this.rootsChanged();
+    // Upstream servers that asked for roots before should ask again.
+    if (session.server.getClientCapabilities()?.roots) this.rootsChanged(session);
   }
 
   async removeSession(session: DownstreamSession): Promise<void> {
@@ -351,8 +408,8 @@ export class McpHub {
     await this.closeSessions();
   }
 
-  /** Runs `work` as a downstream request served by `servers` (for routing what they send back). */
-  private async track<T>(session: DownstreamSession, extra: RequestExtra, servers: ReadonlySet<string> | "all", work: () => Promise<T>): Promise<T> {
+  /** Runs `work` as a request served by `servers` (for routing what they send back); no session: /v1. */
+  private async track<T>(session: DownstreamSession | undefined, extra: RequestExtra | undefined, servers: ReadonlySet<string> | "all", work: () => Promise<T>): Promise<T> {
     const entry: InFlight = { seq: ++this.seq, session, extra, servers };
     this.inflight.add(entry);
     try {
@@ -362,15 +419,45 @@ export class McpHub {
     }
   }
 
+  /** The upstream server a tool call goes to ("all" when the name is not listed). */
+  private serversOfTool(name: string): ReadonlySet<string> | "all" {
+    const server = this.pool?.registry.get(name)?.server;
+    return server === undefined ? "all" : new Set([server]);
+  }
+
+  /** `tools` whose every call counts as a request of `session` (undefined: /v1) in flight to its server. */
+  private trackedTools(tools: GatewayTools, session: DownstreamSession | undefined, extra: RequestExtra | undefined): GatewayTools {
+    return {
+      serverNames: () => tools.serverNames(),
+      select: (servers): ToolSet => {
+        const selected = tools.select(servers);
+        return {
+          definitions: (target) => selected.definitions(target),
+          has: (name) => selected.has(name),
+          call: (call, context) => this.track(session, extra, this.serversOfTool(call.name), () => selected.call(call, context)),
+        };
+      },
+    };
+  }
+
+  /**
+   * The tools for the /v1 routes: their calls count as in flight too, so that what an upstream
+   * server asks or logs while serving one is never handed to an MCP session.
+   */
+  outsideTools(tools: GatewayTools): GatewayTools {
+    return this.trackedTools(tools, undefined, undefined);
+  }
+
   /* ------------------------------------------------------------------ downstream requests */
 
-  private chatDeps(): ChatToolDeps | undefined {
+  private chatDeps(session?: DownstreamSession, extra?: RequestExtra): ChatToolDeps | undefined {
     const { config, providers, logger } = this.options;
     const pool = this.pool;
     if (!pool || !config.gateway.chatTool || providers.size === 0) return undefined;
     // An upstream tool exposed as "chat" (prefix "") wins: the gateway's tool steps aside.
     if (pool.registry.has(CHAT_TOOL_NAME)) return undefined;
-    return { config, providers, logger, tools: pool };
+    // The loop's tool calls are this session's requests, each to its own server.
+    return { config, providers, logger, tools: session && extra ? this.trackedTools(pool, session, extra) : pool };
   }
 
   listTools(): Tool[] {
@@ -382,8 +469,8 @@ export class McpHub {
 
   async callTool(session: DownstreamSession, request: CallToolRequest, extra: RequestExtra): Promise<CallToolResult> {
     const name = request.params.name;
-    const chat = name === CHAT_TOOL_NAME ? this.chatDeps() : undefined;
-    if (chat) return this.track(session, extra, "all", () => runChatTool(request.params.arguments, chat, extra, request.params));
+    const chat = name === CHAT_TOOL_NAME ? this.chatDeps(session, extra) : undefined;
+    if (chat) return runChatTool(request.params.arguments, chat, extra, request.params);
     const entry = this.pool?.registry.get(name);
     let upstream: Upstream | undefined;
     let original: string;
@@ -494,8 +581,12 @@ export class McpHub {
     );
   }
 
-  /** A client's roots changed (or a client with roots connected): upstream servers ask again. */
-  rootsChanged(): void {
+  /**
+   * A client's roots changed (or a client with roots connected): upstream servers ask again. Only
+   * for clients whose roots are relayed (stdio; HTTP with gateway.forwardRoots).
+   */
+  rootsChanged(session: DownstreamSession): void {
+    if (!session.relayRoots) return;
     for (const u of this.upstreams()) {
       u.client.sendRootsListChanged().catch((error: unknown) => this.logger.debug({ server: u.name, err: String(error) }, "roots/list_changed not delivered"));
     }

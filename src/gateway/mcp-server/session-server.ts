@@ -85,5 +85,5 @@ export function registerSessionHandlers(hub: McpHub, session: DownstreamSession)
     return {};
   });
 
-  server.setNotificationHandler(RootsListChangedNotificationSchema, () => hub.rootsChanged());
+  server.setNotificationHandler(RootsListChangedNotificationSchema, () => hub.rootsChanged(session));
 }

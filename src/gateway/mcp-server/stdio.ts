@@ -15,7 +15,8 @@ export interface StdioServing {
 }
 
 export async function serveStdio(hub: McpHub, stdin: Readable = process.stdin, stdout: Writable = process.stdout): Promise<StdioServing> {
-  const session = hub.createSession("stdio");
+  // The only client of this gateway: its roots are relayed, and it gets what no request claims.
+  const session = hub.createSession("stdio", { kind: "stdio" });
   const transport = new StdioServerTransport(stdin, stdout);
   let resolveClosed!: (reason: StdioEnd) => void;
   const closed = new Promise<StdioEnd>((resolve) => (resolveClosed = resolve));

@@ -23,11 +23,15 @@ export interface Upstream {
 export interface DownstreamSession {
   readonly id: string;
   readonly server: Server;
+  /** "stdio": the gateway's only client; "http": one of possibly many /mcp sessions. */
+  readonly kind: "stdio" | "http";
+  /** Whether this client's roots are relayed to upstream servers (stdio; HTTP with gateway.forwardRoots). */
+  readonly relayRoots: boolean;
   /** True once the client sent `notifications/initialized`. */
   initialized: boolean;
   /** Set by `logging/setLevel`: log messages below it are not sent to this client. */
   logLevel: LoggingLevel | undefined;
-  /** Increases with every request; the highest is "the most recent session". */
+  /** Increases with every request (diagnostics). */
   lastActive: number;
   /** Resource URIs this client subscribed to. */
   readonly subscriptions: Set<string>;
