@@ -25,14 +25,17 @@ export async function serveCommand(args: CliArgs): Promise<number> {
       if (stopping) return;
       stopping = true;
       gateway.logger.info({ signal }, "shutting down: finishing in-flight requests");
-      // MCP sessions hold SSE streams open for as long as they live: end them first.
+      // Stop accepting first, then end the MCP sessions (their SSE streams would hold the close).
+      const closing = server.close(10_000);
       await gateway.mcpHttp.close();
-      await server.close(10_000);
+      await closing;
       await gateway.close();
       gateway.logger.info("stopped");
       resolve(0);
     };
-    process.once("SIGTERM", () => void stop("SIGTERM"));
-    process.once("SIGINT", () => void stop("SIGINT"));
+    // `on`, not `once`: a second signal during shutdown must not kill the process before the
+    // MCP servers are closed (stop() ignores it).
+    process.on("SIGTERM", () => void stop("SIGTERM"));
+    process.on("SIGINT", () => void stop("SIGINT"));
   });
 }

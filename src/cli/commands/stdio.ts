@@ -10,8 +10,8 @@ export async function stdioCommand(args: CliArgs): Promise<number> {
   const serving = await serveStdio(gateway.mcp);
   gateway.logger.info({ config: config.path, tools: gateway.mcp.listTools().length }, "mcp-gateway serving MCP on stdio");
   const stop = () => void serving.stop();
-  process.once("SIGTERM", stop);
-  process.once("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
   // The signal handlers stay: a SIGTERM while shutting down must not cut the MCP servers' cleanup short.
   const reason = await serving.closed;
   await gateway.close();
