@@ -1,7 +1,7 @@
 import { ConfigError, loadConfigFile, resolveConfigPath } from "../../core/config/index.ts";
 import { createLogger } from "../../core/logger.ts";
 import { McpPool } from "../../mcp/pool.ts";
-import { probeProvider } from "../../gateway/routing/probe-provider.ts";
+import { probeProvider } from "../../adapters/probe.ts";
 import { describeProviderQuirks } from "../../gateway/routing/providers.ts";
 import type { CliArgs } from "../args.ts";
 import { renderTable } from "../table.ts";

@@ -2,7 +2,7 @@
  * Can the gateway reach a provider with its key? One cheap authenticated GET of the model
  * list (both protocols have one), used by `mcp-gateway check`.
  */
-import type { ResolvedProviderConfig } from "../../core/config/index.ts";
+import type { ResolvedProviderConfig } from "../core/config/index.ts";
 
 export interface ProbeResult {
   ok: boolean;
