@@ -66,22 +66,16 @@ export class ResourceRouter {
   /** Every server's resources (a failing server is left out and logged). */
   async list(): Promise<Resource[]> {
     const servers = this.withResources();
-    const lists = await Promise.all(
-      servers.map(async (u) => {
-        try {
-          return await allPages(async (cursor) => {
-            const page = await u.client.request(
-              { method: "resources/list", ...(cursor ? { params: { cursor } } : {}) },
-              ListResourcesResultSchema,
-              { timeout: u.timeoutMs },
-            );
-            return { items: page.resources, nextCursor: page.nextCursor };
-          });
-        } catch (error) {
-          this.logger.warn({ server: u.name, err: String(error) }, "listing resources failed");
-          return undefined;
-        }
-      }),
+    const lists = await fromEach(
+      servers,
+      async (u, cursor) => {
+        const page = await u.client.request({ method: "resources/list", ...(cursor ? { params: { cursor } } : {}) }, ListResourcesResultSchema, { timeout: u.timeoutMs });
+        return { items: page.resources, nextCursor: page.nextCursor };
+      },
+      (u, error) => {
+        this.logger.warn({ server: u.name, err: String(error) }, "listing resources failed");
+        return undefined;
+      },
     );
     const resources: Resource[] = [];
     const owners = new Map<string, string>();
@@ -106,23 +100,17 @@ export class ResourceRouter {
 
   async listTemplates(): Promise<ResourceTemplate[]> {
     const servers = this.withResources();
-    const lists = await Promise.all(
-      servers.map(async (u) => {
-        try {
-          return await allPages(async (cursor) => {
-            const page = await u.client.request(
-              { method: "resources/templates/list", ...(cursor ? { params: { cursor } } : {}) },
-              ListResourceTemplatesResultSchema,
-              { timeout: u.timeoutMs },
-            );
-            return { items: page.resourceTemplates, nextCursor: page.nextCursor };
-          });
-        } catch (error) {
-          // Servers without templates answer "method not found": that is an empty list.
-          this.logger.debug({ server: u.name, err: String(error) }, "listing resource templates failed");
-          return [];
-        }
-      }),
+    const lists = await fromEach(
+      servers,
+      async (u, cursor) => {
+        const page = await u.client.request({ method: "resources/templates/list", ...(cursor ? { params: { cursor } } : {}) }, ListResourceTemplatesResultSchema, { timeout: u.timeoutMs });
+        return { items: page.resourceTemplates, nextCursor: page.nextCursor };
+      },
+      (u, error) => {
+        // Servers without templates answer "method not found": that is an empty list.
+        this.logger.debug({ server: u.name, err: String(error) }, "listing resource templates failed");
+        return [];
+      },
     );
     const templates: ResourceTemplate[] = [];
     const entries: TemplateEntry[] = [];
@@ -174,4 +162,21 @@ export class ResourceRouter {
   async ownerOfTemplate(uriTemplate: string): Promise<Upstream> {
     return this.ownerOf(uriTemplate);
   }
+}
+
+/** Every page of a list from each server, in parallel; a server that fails gets `onError`'s value. */
+function fromEach<T, F>(
+  servers: Upstream[],
+  fetchPage: (server: Upstream, cursor: string | undefined) => Promise<{ items: T[]; nextCursor?: string | undefined }>,
+  onError: (server: Upstream, error: unknown) => F,
+): Promise<(T[] | F)[]> {
+  return Promise.all(
+    servers.map(async (u) => {
+      try {
+        return await allPages((cursor) => fetchPage(u, cursor));
+      } catch (error) {
+        return onError(u, error);
+      }
+    }),
+  );
 }
