@@ -6,7 +6,7 @@
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { SchemaTarget, ToolCallBlock, ToolCallContext, ToolDefinition, ToolResultBlock, ToolSet } from "../../core/index.ts";
-import { normalizeSchema, restoreArguments } from "../schema/index.ts";
+import { normalizeSchema, restoreArguments } from "../../core/schema/index.ts";
 import { compileArgumentCheck, type ArgumentCheck } from "./validate-arguments.ts";
 import { errorResult, toToolResult } from "./to-tool-result.ts";
 

@@ -5,7 +5,7 @@ import { FunctionNameMap } from "../../../src/adapters/quirks/function-names.ts"
 import { matchesModel, modelMatcher } from "../../../src/adapters/quirks/request/model-patterns.ts";
 import { geminiParameters } from "../../../src/adapters/quirks/request/tool-schemas.ts";
 import type { ChatRequest, JsonSchema } from "../../../src/core/index.ts";
-import { normalizeSchema } from "../../../src/mcp/schema/index.ts";
+import { normalizeSchema } from "../../../src/core/schema/index.ts";
 import { firstRejection } from "../../helpers/strict-fakes/strict-fake.ts";
 import { glmFamily } from "../../helpers/strict-fakes/glm.ts";
 

@@ -14,7 +14,7 @@
  * costs GC work (measured: ~3 µs per entry).
  */
 import type { JsonSchema } from "../../../core/index.ts";
-import { normalizeSchema } from "../../../mcp/schema/index.ts";
+import { normalizeSchema } from "../../../core/schema/index.ts";
 import type { RequestStep } from "./context.ts";
 
 const normalized = new WeakMap<JsonSchema, JsonSchema>();

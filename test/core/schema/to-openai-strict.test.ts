@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { normalizeSchema, toOpenAIStrict } from "../../../src/mcp/schema/index.ts";
+import { normalizeSchema, toOpenAIStrict } from "../../../src/core/schema/index.ts";
 import { openaiStrictErrors } from "../../helpers/openai-strict-rules.ts";
 import { captured, fixture } from "./corpus.ts";
 

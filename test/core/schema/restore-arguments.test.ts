@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { restoreArguments } from "../../../src/mcp/schema/index.ts";
+import { restoreArguments } from "../../../src/core/schema/index.ts";
 import { captured, fixture } from "./corpus.ts";
 import { deepFreeze } from "./freeze.ts";
 

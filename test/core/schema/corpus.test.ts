@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { DEFAULT_STRICT_LIMITS, normalizeSchema, type SchemaTarget } from "../../../src/mcp/schema/index.ts";
+import { DEFAULT_STRICT_LIMITS, normalizeSchema, type SchemaTarget } from "../../../src/core/schema/index.ts";
 import { geminiSchemaErrors } from "../../helpers/gemini-schema-rules.ts";
 import { openaiStrictErrors } from "../../helpers/openai-strict-rules.ts";
 import { captured, corpus, handwritten } from "./corpus.ts";

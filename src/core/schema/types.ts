@@ -1,4 +1,4 @@
-import type { JsonSchema, SchemaTarget } from "../../core/index.ts";
+import type { JsonSchema, SchemaTarget } from "../index.ts";
 
 export type { JsonSchema, SchemaTarget };
 

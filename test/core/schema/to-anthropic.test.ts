@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { normalizeSchema, toAnthropic } from "../../../src/mcp/schema/index.ts";
+import { normalizeSchema, toAnthropic } from "../../../src/core/schema/index.ts";
 import { captured, fixture } from "./corpus.ts";
 
 describe("toAnthropic", () => {

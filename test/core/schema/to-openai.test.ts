@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { normalizeSchema, toOpenAI } from "../../../src/mcp/schema/index.ts";
+import { normalizeSchema, toOpenAI } from "../../../src/core/schema/index.ts";
 import { fixture } from "./corpus.ts";
 
 describe("toOpenAI", () => {

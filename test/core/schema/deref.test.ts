@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { derefSchema, resolvePointer } from "../../../src/mcp/schema/deref.ts";
-import { newContext } from "../../../src/mcp/schema/types.ts";
+import { derefSchema, resolvePointer } from "../../../src/core/schema/deref.ts";
+import { newContext } from "../../../src/core/schema/types.ts";
 import { fixture } from "./corpus.ts";
 import { deepFreeze } from "./freeze.ts";
 

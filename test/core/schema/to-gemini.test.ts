@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { normalizeSchema, toGemini } from "../../../src/mcp/schema/index.ts";
+import { normalizeSchema, toGemini } from "../../../src/core/schema/index.ts";
 import { captured, fixture } from "./corpus.ts";
 
 const props = (schema: Record<string, unknown>) => schema["properties"] as Record<string, Record<string, unknown>>;
