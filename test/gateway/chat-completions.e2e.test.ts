@@ -70,15 +70,18 @@ describe("MCP tools through /v1/chat/completions (OpenAI-protocol upstream)", ()
     let finish: string | null = null;
     let usage: unknown;
     let sawToolCalls = false;
+    let lastChoiceChunk: unknown;
     for await (const chunk of stream) {
       if (chunk.usage) usage = chunk.usage;
       const choice = chunk.choices[0];
       if (!choice) continue;
+      lastChoiceChunk = chunk;
       if (choice.delta.content) deltas.push(choice.delta.content);
       if (choice.delta.tool_calls) sawToolCalls = true;
       if (choice.finish_reason) finish = choice.finish_reason;
     }
     expect(deltas.join("")).toBe("Checking.\n\nThe sum is 5.");
+    expect((lastChoiceChunk as unknown as { mcp_gateway?: { stop_reason: string; tool_calls: { name: string }[] } })?.mcp_gateway).toMatchObject({ stop_reason: "stop", tool_calls: [{ name: "everything__get-sum" }] });
     expect(deltas.length).toBeGreaterThan(3); // forwarded as they came, not one buffered blob
     expect(sawToolCalls).toBe(false);
     expect(finish).toBe("stop");
@@ -113,6 +116,9 @@ describe("MCP tools through /v1/chat/completions (OpenAI-protocol upstream)", ()
     const response = await client.chat.completions.create({ model: "fake/gpt-test", messages: user("loop") }).withResponse();
     expect(response.data.choices[0]!.finish_reason).toBe("length");
     expect(response.response.headers.get("x-mcp-gateway-stop-reason")).toBe("max_iterations");
+    const info = (response.data as unknown as { mcp_gateway: { stop_reason: string; turns: number; tool_calls: { name: string; is_error: boolean }[] } }).mcp_gateway;
+    expect(info).toMatchObject({ stop_reason: "max_iterations", turns: 3 });
+    expect(info.tool_calls.map((t) => [t.name, t.is_error])).toEqual([["everything__echo", false], ["everything__echo", false]]);
     expect(upstream.chatRequests()).toHaveLength(3);
   });
 

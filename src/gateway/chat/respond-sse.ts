@@ -11,6 +11,7 @@ import { toGatewayError } from "../../core/index.ts";
 import type { LoopEvent, LoopOutcome } from "../../loop/index.ts";
 import { ChunkBuilder } from "../openai/chunks.ts";
 import { toFinishReason } from "../openai/finish-reason.ts";
+import { gatewayInfo } from "../openai/gateway-info.ts";
 import type { ChatDeps } from "./context.ts";
 import type { PreparedChat } from "./prepare.ts";
 import { newResponseMeta, rememberHiddenSteps, startLoop } from "./run.ts";
@@ -61,7 +62,7 @@ export async function streamChat(prepared: PreparedChat, deps: ChatDeps, control
     }
     const outcome = step.value;
     await rememberHiddenSteps(outcome, deps, prepared.tenant);
-    queue.push(frame(chunks.finish(toFinishReason(outcome.stopReason))));
+    queue.push(frame(chunks.finish(toFinishReason(outcome.stopReason), gatewayInfo(outcome))));
     if (prepared.includeUsage) queue.push(frame(chunks.usage(outcome.usage)));
     queue.push(frame("[DONE]"));
     ended = true;

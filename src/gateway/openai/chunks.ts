@@ -5,6 +5,7 @@
 import type { LoopEvent } from "../../loop/index.ts";
 import type { Usage } from "../../core/index.ts";
 import type { FinishReason } from "./finish-reason.ts";
+import type { GatewayInfo } from "./gateway-info.ts";
 import { toOpenAIUsage } from "./usage.ts";
 
 type Delta = {
@@ -54,8 +55,9 @@ export class ChunkBuilder {
     }
   }
 
-  finish(reason: FinishReason): object {
-    return this.chunk({}, reason);
+  /** The closing chunk; `info` rides along as the extra `mcp_gateway` field. */
+  finish(reason: FinishReason, info?: GatewayInfo): object {
+    return { ...this.chunk({}, reason), ...(info ? { mcp_gateway: info } : {}) };
   }
 
   /** The usage chunk of `stream_options.include_usage`: no choices. */

@@ -2,6 +2,7 @@
 import type { AssistantMessage, ToolCallBlock } from "../../core/index.ts";
 import type { LoopOutcome } from "../../loop/index.ts";
 import { toFinishReason, type FinishReason } from "./finish-reason.ts";
+import { gatewayInfo, type GatewayInfo } from "./gateway-info.ts";
 import { toOpenAIUsage, type OpenAIUsage } from "./usage.ts";
 
 export interface OpenAIToolCall {
@@ -30,6 +31,7 @@ export interface ChatCompletion {
     },
   ];
   usage: OpenAIUsage;
+  mcp_gateway: GatewayInfo;
 }
 
 export function toOpenAIToolCall(call: ToolCallBlock): OpenAIToolCall {
@@ -86,5 +88,6 @@ export function toChatCompletion(outcome: LoopOutcome, id: string, model: string
       },
     ],
     usage: toOpenAIUsage(outcome.usage),
+    mcp_gateway: gatewayInfo(outcome),
   };
 }

@@ -1,0 +1,20 @@
+import type { LoopOutcome, LoopStopReason } from "../../loop/index.ts";
+
+/**
+ * What the gateway did for a response, beyond the OpenAI fields: the exact stop reason (the
+ * finish_reason "length" also covers running out of turns) and the MCP tool calls it ran.
+ * Sent as the extra `mcp_gateway` field, which OpenAI clients ignore and pass through.
+ */
+export interface GatewayInfo {
+  stop_reason: LoopStopReason;
+  turns: number;
+  tool_calls: { name: string; duration_ms: number; is_error: boolean }[];
+}
+
+export function gatewayInfo(outcome: LoopOutcome): GatewayInfo {
+  return {
+    stop_reason: outcome.stopReason,
+    turns: outcome.turns,
+    tool_calls: outcome.tools.map((t) => ({ name: t.call.name, duration_ms: t.durationMs, is_error: t.result.isError })),
+  };
+}
