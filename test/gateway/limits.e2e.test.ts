@@ -1,5 +1,5 @@
 /** Clear refusals: auth, size, shape, concurrency and deadline limits, all in the OpenAI error shape. */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startScriptedUpstream, type ScriptedUpstream } from "../helpers/scripted-upstream.ts";
 import { startFakeUpstream, type FakeUpstream } from "../helpers/fake-upstream.ts";
 import { startGateway, type RunningGateway } from "../helpers/gateway-harness.ts";
@@ -93,5 +93,22 @@ describe("limits", () => {
     await Promise.all(responses.map((r) => r.text()));
     upstream.script([{ text: "ok again" }]);
     expect((await post(hi)).status).toBe(200);
+  });
+});
+
+describe("one concurrency budget for /v1 and /mcp", () => {
+  it("an open MCP session stream and a /v1 stream together fill a cap of 2", async () => {
+    const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+    const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+    const release = deferred();
+    upstream.script(() => ({ text: "held open", hang: release.promise }));
+    const held = await post({ ...hi, stream: true }); // slot 1
+    const client = new Client({ name: "t", version: "1" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${KEY}` } } }));
+    // The client's standalone GET stream takes slot 2 once open; wait until /v1 is refused.
+    await vi.waitFor(async () => expect((await post(hi)).status).toBe(429), { timeout: 5000, interval: 20 });
+    release.resolve();
+    await held.text();
+    await client.close();
   });
 });

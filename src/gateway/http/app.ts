@@ -9,7 +9,7 @@ import type { ChatDeps } from "../chat/context.ts";
 import { bearerAuth } from "./auth.ts";
 import { errorResponse } from "./errors.ts";
 import { hostGuard } from "./host-guard.ts";
-import { concurrencyCap } from "./limits.ts";
+import { gatewayConcurrencyCap } from "./limits.ts";
 import { requestIdFrom } from "./request-id.ts";
 import { chatCompletionsHandler } from "./routes/chat-completions.ts";
 import { modelsHandler } from "./routes/models.ts";
@@ -48,7 +48,7 @@ export function createApp(deps: AppDeps): Hono {
     app.use("/v1/*", guard);
     app.use("/health", guard);
   }
-  app.use("/v1/*", auth, concurrencyCap(deps.config.gateway.maxConcurrentRequests), bodyCap);
+  app.use("/v1/*", auth, gatewayConcurrencyCap(deps.config), bodyCap);
   app.post("/v1/chat/completions", chatCompletionsHandler(deps));
   app.get("/v1/models", modelsHandler(deps.config));
   // Liveness for anyone; server and provider details (errors, stderr tails) only for key holders

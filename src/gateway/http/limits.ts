@@ -64,6 +64,21 @@ function pathOf(visit: Visit): string {
   return parts.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? p : `.${p}`)).join("");
 }
 
+const capsByConfig = new WeakMap<object, MiddlewareHandler>();
+
+/**
+ * The one concurrency cap of a gateway (per config): `/v1` and `/mcp` share its count, so
+ * together they never exceed `gateway.maxConcurrentRequests`.
+ */
+export function gatewayConcurrencyCap(config: { gateway: { maxConcurrentRequests: number } }): MiddlewareHandler {
+  let cap = capsByConfig.get(config);
+  if (!cap) {
+    cap = concurrencyCap(config.gateway.maxConcurrentRequests);
+    capsByConfig.set(config, cap);
+  }
+  return cap;
+}
+
 /**
  * The first place where `value` breaks the depth or array-size limit, as a JSON path, or
  * undefined. Iterative, so hostile nesting cannot overflow the stack; no strings are built for

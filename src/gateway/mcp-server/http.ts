@@ -23,7 +23,7 @@ import type { Hono, MiddlewareHandler } from "hono";
 import type { GatewayConfig } from "../../core/config/index.ts";
 import type { Logger } from "../../core/logger.ts";
 import { bearerAuth } from "../http/auth.ts";
-import { concurrencyCap } from "../http/limits.ts";
+import { gatewayConcurrencyCap } from "../http/limits.ts";
 import { MemoryEventStore } from "./event-store.ts";
 import type { McpHub } from "./hub.ts";
 import type { DownstreamSession } from "./types.ts";
@@ -206,7 +206,7 @@ export class McpHttpEndpoint {
 
   mount(app: Hono): void {
     const gateway = this.options.config.gateway;
-    app.all("/mcp", rebindingGuard(this.options.config), mcpBearerAuth(gateway.apiKeys), concurrencyCap(gateway.maxConcurrentRequests), (c) => this.handle(c.req.raw));
+    app.all("/mcp", rebindingGuard(this.options.config), mcpBearerAuth(gateway.apiKeys), gatewayConcurrencyCap(this.options.config), (c) => this.handle(c.req.raw));
   }
 
   get sessionCount(): number {
