@@ -195,3 +195,49 @@ describe("mcp-gateway check refuses what serve would refuse", () => {
     expect(stdout).toMatch(/c\s+anthropic\s+invalid\s+config error\s+providers\.c\.quirks: quirks presets apply to OpenAI-protocol providers/);
   });
 });
+
+describe("graceful shutdown with a request in flight", () => {
+  it("SIGTERM lets the in-flight stream finish, then exits 0", async () => {
+    const { startScriptedUpstream } = await import("../helpers/scripted-upstream.ts");
+    const { deferred } = await import("../helpers/scripted-model.ts");
+    const release = deferred();
+    const upstream = await startScriptedUpstream("openai", () => ({ text: "finished after SIGTERM", hang: release.promise }));
+    try {
+      const config = writeConfig({ mcpServers: {}, providers: { fake: { type: "openai", baseURL: `${upstream.url}/v1` } }, gateway: { port: 0 } });
+      const child = spawn(process.execPath, [bin, "serve", "--config", config], { cwd: root, env: { ...process.env, LOG_LEVEL: "info" } });
+      children.push(child);
+      let stderr = "";
+      const url = await new Promise<string>((resolve) => {
+        child.stderr.on("data", (d) => {
+          stderr += d;
+          const match = /listening on (http:\/\/[^"\s]+)/.exec(stderr);
+          if (match) resolve(match[1]!);
+        });
+      });
+      const response = await fetch(`${url}/v1/chat/completions`, { method: "POST", body: JSON.stringify({ model: "fake/m", stream: true, messages: [{ role: "user", content: "hi" }] }) });
+      const reader = response.body!.getReader();
+      let body = new TextDecoder().decode((await reader.read()).value); // the stream has started
+      const exit = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+      child.kill("SIGTERM");
+      await new Promise<void>((resolve) => {
+        const check = () => {
+          if (stderr.includes("shutting down")) resolve();
+        };
+        child.stderr.on("data", check);
+        check();
+      });
+      release.resolve();
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        body += new TextDecoder().decode(value);
+      }
+      expect(body).toContain("data: [DONE]");
+      expect(body).not.toContain('"error"');
+      expect(await exit).toBe(0);
+    } finally {
+      release.resolve();
+      await upstream.close();
+    }
+  });
+});

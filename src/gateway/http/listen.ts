@@ -32,13 +32,17 @@ export function listen(app: Hono, host: string, port: number): Promise<Listening
 
 function closeGracefully(server: Server, deadlineMs: number): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(() => server.closeAllConnections(), deadlineMs);
-    timer.unref();
+    const deadline = setTimeout(() => server.closeAllConnections(), deadlineMs);
+    deadline.unref();
+    // Keep-alive sockets that turn idle once their last response is sent would hold close()
+    // open until they time out: close them as they become idle.
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    sweep.unref();
     server.close(() => {
-      clearTimeout(timer);
+      clearTimeout(deadline);
+      clearInterval(sweep);
       resolve();
     });
-    // Idle keep-alive sockets would hold close() open until they time out.
     server.closeIdleConnections();
   });
 }
