@@ -112,3 +112,24 @@ describe("one concurrency budget for /v1 and /mcp", () => {
     await client.close();
   });
 });
+
+describe("oversized uploads", () => {
+  it("get a clean 413 even when the body is far larger than the socket buffers", async () => {
+    const huge = JSON.stringify({ ...hi, messages: [{ role: "user", content: "x".repeat(4 * 1024 * 1024) }] });
+    const res = await post(huge);
+    expect(res.status).toBe(413);
+    expect(await res.json()).toMatchObject({ error: { code: "request_too_large" } });
+  });
+
+  it("count bytes of chunked bodies without a content-length", async () => {
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < 8; i++) controller.enqueue(new TextEncoder().encode(" ".repeat(1024)));
+        controller.enqueue(new TextEncoder().encode(JSON.stringify(hi)));
+        controller.close();
+      },
+    });
+    const res = await fetch(`${gw.url}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${KEY}` }, body, duplex: "half" } as RequestInit);
+    expect(res.status).toBe(413);
+  });
+});

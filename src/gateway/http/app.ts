@@ -3,7 +3,6 @@
  * health. Every error leaves as an OpenAI-shaped JSON body with a fitting status.
  */
 import { Hono, type MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { GatewayError } from "../../core/index.ts";
 import type { ChatDeps } from "../chat/context.ts";
 import { bearerAuth } from "./auth.ts";
@@ -36,19 +35,14 @@ const requestId: MiddlewareHandler = async (c, next) => {
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
   app.use(requestId);
-  const limit = deps.config.gateway.maxBodyBytes;
   const auth = bearerAuth(deps.config.gateway.apiKeys);
-  const bodyCap = bodyLimit({
-    maxSize: limit,
-    onError: (c) =>
-      errorResponse(c, new GatewayError(`The request body is larger than ${limit} bytes`, { status: 413, type: "invalid_request_error", code: "request_too_large" })),
-  });
   if (deps.config.gateway.apiKeys.length === 0) {
     const guard = hostGuard(deps.config);
     app.use("/v1/*", guard);
     app.use("/health", guard);
   }
-  app.use("/v1/*", auth, gatewayConcurrencyCap(deps.config), bodyCap);
+  // Bodies are read (and capped at gateway.maxBodyBytes) by the routes that take one.
+  app.use("/v1/*", auth, gatewayConcurrencyCap(deps.config));
   app.post("/v1/chat/completions", chatCompletionsHandler(deps));
   app.get("/v1/models", modelsHandler(deps.config));
   // Liveness for anyone; server and provider details (errors, stderr tails) only for key holders

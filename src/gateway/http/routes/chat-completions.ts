@@ -6,11 +6,12 @@ import { prepareChat } from "../../chat/prepare.ts";
 import { completeChat } from "../../chat/respond-json.ts";
 import { streamChat } from "../../chat/respond-sse.ts";
 import { whenClientGone } from "../client-gone.ts";
+import { readBodyText } from "../read-body.ts";
 import { errorResponse } from "../errors.ts";
 import { jsonShapeProblem, type JsonLimits } from "../limits.ts";
 
-async function readJson(c: Context, limits: JsonLimits): Promise<unknown> {
-  const text = await c.req.text();
+async function readJson(c: Context, limits: JsonLimits & { maxBodyBytes: number }): Promise<unknown> {
+  const text = await readBodyText(c, limits.maxBodyBytes);
   let json: unknown;
   try {
     json = JSON.parse(text);
