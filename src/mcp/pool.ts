@@ -7,10 +7,15 @@ import type { ServerConfig } from "../core/config/index.ts";
 import type { Logger } from "../core/logger.ts";
 import type { ToolSet } from "../core/index.ts";
 import type { Backoff } from "./client/backoff.ts";
-import { McpConnection, type ConnectionOptions, type ServerState } from "./client/connection.ts";
+import { McpConnection, type ConnectionOptions, type ReadyInfo, type ServerState } from "./client/connection.ts";
 import { buildToolNameMap, emptyPrefixCollisions, type ToolNameCollision } from "./names.ts";
 import { compileToolFilter } from "./registry/tool-filter.ts";
 import { ToolRegistry, type RegisteredTool, type ToolCaller } from "./registry/registry.ts";
+
+export type { ReadyInfo };
+
+/** Told after every successful (re)connect of a server; see McpPool.onReady. */
+export type ReadyListener = (server: string, info: ReadyInfo) => void;
 
 export interface PoolOptions extends Omit<ConnectionOptions, "onToolsChanged" | "backoff"> {
   logger: Logger;
@@ -27,17 +32,24 @@ export class McpPool {
   private version = 0;
   private nameCollisions: ToolNameCollision[] = [];
   private readonly listeners = new Set<(registry: ToolRegistry) => void>();
+  private readonly readyListeners = new Set<ReadyListener>();
   private readonly caller: ToolCaller;
 
   constructor(
     readonly servers: readonly ServerConfig[],
     private readonly options: PoolOptions,
   ) {
-    const { backoff, ...connectionOptions } = options;
+    const { backoff, onReady, ...connectionOptions } = options;
+    if (onReady) this.readyListeners.add(onReady);
     for (const server of servers) {
       this.connections.set(
         server.name,
-        new McpConnection(server, { ...connectionOptions, ...(backoff ? { backoff: backoff() } : {}), onToolsChanged: () => this.rebuild() }),
+        new McpConnection(server, {
+          ...connectionOptions,
+          ...(backoff ? { backoff: backoff() } : {}),
+          onToolsChanged: () => this.rebuild(),
+          onReady: (name, info) => this.announceReady(name, info),
+        }),
       );
     }
     this.caller = (server, tool, args, context) => {
@@ -85,6 +97,26 @@ export class McpPool {
   onChange(listener: (registry: ToolRegistry) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Calls `listener` after every successful connect of a server: its first start and each restart
+   * (a crashed server comes back as a new session that has none of the old one's state, such as
+   * resource subscriptions or the logging level). Called after the registry was rebuilt.
+   */
+  onReady(listener: ReadyListener): () => void {
+    this.readyListeners.add(listener);
+    return () => this.readyListeners.delete(listener);
+  }
+
+  private announceReady(server: string, info: ReadyInfo): void {
+    for (const listener of this.readyListeners) {
+      try {
+        listener(server, info);
+      } catch (error) {
+        this.options.logger.warn({ server, err: String(error) }, "onReady listener failed");
+      }
+    }
   }
 
   private rebuild(): void {

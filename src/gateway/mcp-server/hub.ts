@@ -129,10 +129,17 @@ export class McpHub {
   readonly resources: ResourceRouter;
   readonly prompts: PromptRouter;
   private toolsFingerprint: string | undefined;
-  private readyFingerprint: string | undefined;
+  private resourcesFingerprint: string | undefined;
+  private promptsFingerprint: string | undefined;
+  /** A number per upstream SDK Client: a restarted server has a new one (its lists may have changed). */
+  private readonly sessionIds = new WeakMap<Client, number>();
+  private sessionIdSeq = 0;
   /** URI -> the server the gateway subscribed to it upstream. */
   private readonly upstreamSubscriptions = new Map<string, string>();
+  /** The level last forwarded to the upstream servers by `logging/setLevel` (re-applied after a restart). */
+  private upstreamLogLevel: LoggingLevel | undefined;
   private stopWatching: (() => void) | undefined;
+  private stopWatchingReady: (() => void) | undefined;
   private readonly logger: Logger;
   private readonly progress = new ProgressRoutes();
 
@@ -146,6 +153,44 @@ export class McpHub {
   bind(pool: McpPool): void {
     this.pool = pool;
     this.stopWatching = pool.onChange(() => this.onPoolChange());
+    this.stopWatchingReady = pool.onReady((server) => void this.restoreUpstreamState(server));
+  }
+
+  /**
+   * A server (re)connected: its new session knows nothing of what the gateway set up on the old
+   * one. Re-applies, to that server only, the logging level last forwarded and the resource
+   * subscriptions the connected clients hold on URIs it owns. (List changes a restart may bring
+   * are announced by onPoolChange.)
+   */
+  private async restoreUpstreamState(name: string): Promise<void> {
+    const upstream = this.upstream(name);
+    if (!upstream) return;
+    const requests: { method: string; params: Record<string, unknown> }[] = [];
+    // Read and sent in one synchronous step: a setLevel or unsubscribe made after this point is
+    // sent after these requests, on the same connection, so the server ends with the newest state.
+    const level = this.upstreamLogLevel;
+    if (level !== undefined && upstream.capabilities.logging !== undefined) requests.push({ method: "logging/setLevel", params: { level } });
+    if (upstream.capabilities.resources?.subscribe) {
+      for (const uri of this.subscribedUris(name)) requests.push({ method: "resources/subscribe", params: { uri } });
+    }
+    if (requests.length === 0) return;
+    this.logger.info({ server: name, requests: requests.map((r) => r.method) }, "re-applying logging level and subscriptions to a (re)connected server");
+    await Promise.all(
+      requests.map((request) =>
+        upstream.client.request(request as never, ResultSchema, { timeout: upstream.timeoutMs }).catch((error: unknown) =>
+          this.logger.warn({ server: name, method: request.method, params: request.params, err: String(error) }, "re-applying state to a (re)connected MCP server failed"),
+        ),
+      ),
+    );
+  }
+
+  /** URIs owned by `server` that some connected client is subscribed to. */
+  private subscribedUris(server: string): string[] {
+    const uris = new Set<string>();
+    for (const session of this.sessions.values()) {
+      for (const uri of session.subscriptions) if (this.upstreamSubscriptions.get(uri) === server) uris.add(uri);
+    }
+    return [...uris];
   }
 
   /* ------------------------------------------------------------------ upstream side */
@@ -323,17 +368,34 @@ export class McpHub {
     for (const session of this.sessions.values()) if (session.initialized) void this.notify(session, notification);
   }
 
-  /** Tools, resources and prompts may have changed: tell the clients, once per real change. */
+  /**
+   * Tools, resources and prompts may have changed: tell the clients, once per change. Tools are
+   * compared as listed. Resources and prompts are not listed here: their lists may have changed
+   * when a server that has them connected, failed or restarted (a new session of a server may
+   * serve other resources than the one before), so each connected session counts.
+   */
   private onPoolChange(): void {
     const tools = JSON.stringify(this.listTools());
     if (this.toolsFingerprint !== undefined && tools !== this.toolsFingerprint) this.notifyAll({ method: "notifications/tools/list_changed" });
     this.toolsFingerprint = tools;
-    const ready = this.upstreams().map((u) => u.name).join("\u0000");
-    if (this.readyFingerprint !== undefined && ready !== this.readyFingerprint) {
-      this.notifyAll({ method: "notifications/resources/list_changed" });
-      this.notifyAll({ method: "notifications/prompts/list_changed" });
-    }
-    this.readyFingerprint = ready;
+    const upstreams = this.upstreams();
+    const sessionsWith = (capability: "resources" | "prompts") =>
+      upstreams
+        .filter((u) => u.capabilities[capability] !== undefined)
+        .map((u) => `${u.name}\u0000${this.sessionId(u.client)}`)
+        .join("\u0001");
+    const resources = sessionsWith("resources");
+    if (this.resourcesFingerprint !== undefined && resources !== this.resourcesFingerprint) this.notifyAll({ method: "notifications/resources/list_changed" });
+    this.resourcesFingerprint = resources;
+    const prompts = sessionsWith("prompts");
+    if (this.promptsFingerprint !== undefined && prompts !== this.promptsFingerprint) this.notifyAll({ method: "notifications/prompts/list_changed" });
+    this.promptsFingerprint = prompts;
+  }
+
+  private sessionId(client: Client): number {
+    let id = this.sessionIds.get(client);
+    if (id === undefined) this.sessionIds.set(client, (id = ++this.sessionIdSeq));
+    return id;
   }
 
   /* ------------------------------------------------------------------ sessions */
@@ -405,6 +467,7 @@ export class McpHub {
 
   async close(): Promise<void> {
     this.stopWatching?.();
+    this.stopWatchingReady?.();
     await this.closeSessions();
   }
 
@@ -568,9 +631,10 @@ export class McpHub {
     );
   }
 
-  /** Records the client's level and forwards it to every upstream server that logs. */
+  /** Records the client's level and forwards it to every upstream server that logs (and to each one that restarts later). */
   async setLevel(session: DownstreamSession, level: LoggingLevel, extra: RequestExtra): Promise<void> {
     session.logLevel = level;
+    this.upstreamLogLevel = level;
     const loggers = this.upstreams().filter((u) => u.capabilities.logging !== undefined);
     await Promise.all(
       loggers.map((u) =>

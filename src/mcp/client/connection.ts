@@ -44,6 +44,18 @@ export interface ConnectionOptions {
   configureClient?: (client: Client, server: ServerConfig) => void;
   /** Called whenever the tool list changed (connect, reconnect, list_changed, failure). */
   onToolsChanged?: () => void;
+  /**
+   * Called after every successful connect — the first start and each restart — once the server
+   * is ready (its tools listed, `onToolsChanged` already called), with the new session's details.
+   * State set up on the previous session (subscriptions, logging level) is gone: re-apply it here.
+   */
+  onReady?: (server: string, info: ReadyInfo) => void;
+}
+
+/** What `onReady` gets: which connect of the server this was. */
+export interface ReadyInfo {
+  /** True when an earlier session of this server had been ready (a restart, not the first start). */
+  restart: boolean;
 }
 
 export interface CallOptions {
@@ -70,6 +82,8 @@ export class McpConnection {
   private connecting: Promise<void> | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   private connectedAt = 0;
+  /** Whether a session of this server has ever been ready (the next ready one is a restart). */
+  private everReady = false;
   private closed = false;
   /** Progress handlers of calls in flight, by the progress token this connection gave them. */
   private readonly progressHandlers = new Map<string, (progress: ToolProgress) => void>();
@@ -166,6 +180,18 @@ export class McpConnection {
       this.startingClient = undefined;
     }
     this.options.onToolsChanged?.();
+    // Still the ready client (it did not die while the tool list was being rebuilt).
+    if (this.client === client && this.state.status === "ready") this.announceReady();
+  }
+
+  private announceReady(): void {
+    const restart = this.everReady;
+    this.everReady = true;
+    try {
+      this.options.onReady?.(this.name, { restart });
+    } catch (error) {
+      this.options.logger.warn({ server: this.name, err: String(error) }, "onReady handler failed");
+    }
   }
 
   private onStderr(text: string): void {
