@@ -1,6 +1,7 @@
 import OpenAI from "openai";
 import type { ChatRequest, ChatResult, StreamEvent } from "../../core/index.ts";
 import { fastFetch } from "../fast-fetch.ts";
+import { abortedError } from "../http-error.ts";
 import { IdleAbort } from "../idle-abort.ts";
 import { PRESETS } from "../quirks/presets.ts";
 import { RequestQuirks } from "../quirks/request/index.ts";
@@ -76,16 +77,15 @@ export function createOpenAIChatAdapter(options: AdapterOptions, wire: OpenAICha
   const exchangeOptions: ExchangeOptions = { provider, quirks, requestQuirks: new RequestQuirks(provider, quirks), requestOptions };
   const exchange = (request: ChatRequest) => new Exchange(request, exchangeOptions);
 
+  // Not streamed: the SDK's own timeout covers the whole call, so the caller's signal goes to it
+  // as is (no idle clock, and no extra AbortController per request).
   async function complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatResult> {
-    const control = new IdleAbort(signal, idleMs);
     const call = exchange(request);
     try {
-      const body: unknown = await client.chat.completions.create(call.body, { signal: control.signal });
+      const body: unknown = await client.chat.completions.create(call.body, signal ? { signal } : undefined);
       return call.fromCompletion(body);
     } catch (error) {
-      throw call.error(control.interruption(provider, error) ?? toGatewayErrorFromOpenAI(error, provider));
-    } finally {
-      control.dispose();
+      throw call.error(signal?.aborted ? abortedError(provider, error) : toGatewayErrorFromOpenAI(error, provider));
     }
   }
 

@@ -38,7 +38,8 @@ function describeFailure(error: unknown): string {
 export function chatCompletionsHandler(deps: ChatDeps) {
   return async (c: Context): Promise<Response> => {
     const requestId = c.get("requestId") as string;
-    const log = deps.logger.child({ requestId });
+    // The request id goes into each line's fields: a child logger per request costs more.
+    const log = deps.logger;
     const started = performance.now();
     // Aborted when the client disconnects: cancels the upstream call and pending MCP calls.
     const controller = new AbortController();
@@ -54,7 +55,7 @@ export function chatCompletionsHandler(deps: ChatDeps) {
     deadline.unref();
     try {
       const prepared = await prepareChat(await readJson(c, limits), c.req.header("x-mcp-servers"), tenantOf(c.req.header("authorization")), deps);
-      const logFields = { model: prepared.model.requested, provider: prepared.model.provider.name, stream: prepared.stream };
+      const logFields = { requestId, model: prepared.model.requested, provider: prepared.model.provider.name, stream: prepared.stream };
       if (prepared.stream) {
         const handle = await streamChat(prepared, deps, controller, { "x-request-id": requestId });
         void handle.finished.then((outcome) => {
@@ -73,8 +74,8 @@ export function chatCompletionsHandler(deps: ChatDeps) {
       clearTimeout(deadline);
       stopWatching();
       const failure = error instanceof GatewayError ? error : undefined;
-      if (!failure || failure.status >= 500) log.error({ err: describeFailure(error) }, "chat completion failed");
-      else log.info({ status: failure.status, code: failure.code }, "chat completion refused");
+      if (!failure || failure.status >= 500) log.error({ requestId, err: describeFailure(error) }, "chat completion failed");
+      else log.info({ requestId, status: failure.status, code: failure.code }, "chat completion refused");
       const publicError = toGatewayError(error);
       return errorResponse(c, deps.scrub ? publicError.withMessage(deps.scrub(publicError.message)) : publicError);
     }
