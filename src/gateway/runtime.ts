@@ -75,7 +75,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const logger = options.logger ?? createLogger({ secrets: configSecrets(config) });
   const providers = buildProviders(config.providers, options.adapterFactory);
   const mcp = new McpHub({ config, logger, providers });
-  const pool = new McpPool(config.servers, { logger, configureClient: mcp.configureClient });
+  const pool = new McpPool(config.servers, { logger, upstreamHandlers: mcp.upstreamHandlers });
   mcp.bind(pool);
   await pool.start();
   const collisions = pool.emptyPrefixCollisions();

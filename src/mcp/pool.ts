@@ -13,6 +13,7 @@ import { compileToolFilter } from "./registry/tool-filter.ts";
 import { ToolRegistry, type RegisteredTool, type ToolCaller } from "./registry/registry.ts";
 
 export type { ReadyInfo };
+export type { UpstreamClient, UpstreamHandlerRegistry, UpstreamHandlers, UpstreamMessage } from "./client/upstream.ts";
 
 /** Told after every successful (re)connect of a server; see McpPool.onReady. */
 export type ReadyListener = (server: string, info: ReadyInfo) => void;

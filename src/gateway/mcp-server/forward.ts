@@ -3,10 +3,10 @@
  * caller), the downstream abort signal cancels the upstream request, and upstream progress is
  * relayed with the downstream client's own progress token.
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { AnySchema, SchemaOutput } from "@modelcontextprotocol/sdk/server/zod-compat.js";
 import { ErrorCode, McpError, type Progress } from "@modelcontextprotocol/sdk/types.js";
 import { relayError } from "./errors.ts";
+import type { UpstreamClient } from "../../mcp/pool.ts";
 import type { RequestExtra } from "./types.ts";
 
 type Params = Record<string, unknown> & { _meta?: Record<string, unknown> };
@@ -28,7 +28,7 @@ function withProgressToken(params: Params | undefined, token: string | undefined
 
 /**
  * Progress of upstream requests, by the gateway's own progress tokens. The upstream client's
- * progress notification handler delivers to it (see McpHub.configureClient). Not the SDK's
+ * progress notification handler delivers to it (see McpHub.upstreamHandlers). Not the SDK's
  * `onprogress`: the SDK drops a progress notification that arrives in the same read as the
  * response (it routes notifications a microtask later but forgets the token at once).
  */
@@ -70,7 +70,7 @@ export interface Forwarding {
 const NO_SDK_TIMEOUT = 2_147_483_647;
 
 export async function forwardRequest<S extends AnySchema>(
-  client: Client,
+  client: UpstreamClient,
   method: string,
   params: Params | undefined,
   schema: S,
@@ -96,9 +96,9 @@ export async function forwardRequest<S extends AnySchema>(
         });
   const forwarded = withProgressToken(params, token);
   try {
-    return await client.request({ method, ...(forwarded === undefined ? {} : { params: forwarded }) } as never, schema, {
+    return await client.request({ method, ...(forwarded === undefined ? {} : { params: forwarded }) }, schema, {
       signal: controller.signal,
-      timeout: NO_SDK_TIMEOUT,
+      timeoutMs: NO_SDK_TIMEOUT,
     });
   } catch (error) {
     throw relayError(error);

@@ -17,7 +17,6 @@
  * allowed folders with them, for every user of the gateway).
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { AnySchema, SchemaOutput } from "@modelcontextprotocol/sdk/server/zod-compat.js";
 import {
   CallToolResultSchema,
@@ -52,9 +51,9 @@ import {
   type ServerNotification,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { GatewayConfig, ServerConfig } from "../../core/config/index.ts";
+import type { GatewayConfig } from "../../core/config/index.ts";
 import type { Logger } from "../../core/logger.ts";
-import type { McpPool } from "../../mcp/pool.ts";
+import type { McpPool, UpstreamClient, UpstreamHandlers } from "../../mcp/pool.ts";
 import type { ToolSet } from "../../core/index.ts";
 import type { GatewayTools } from "../chat/context.ts";
 import type { ProviderEntry } from "../routing/providers.ts";
@@ -131,8 +130,8 @@ export class McpHub {
   private toolsFingerprint: string | undefined;
   private resourcesFingerprint: string | undefined;
   private promptsFingerprint: string | undefined;
-  /** A number per upstream SDK Client: a restarted server has a new one (its lists may have changed). */
-  private readonly sessionIds = new WeakMap<Client, number>();
+  /** A number per upstream session: a restarted server has a new UpstreamClient (its lists may have changed). */
+  private readonly sessionIds = new WeakMap<UpstreamClient, number>();
   private sessionIdSeq = 0;
   /** URI -> the server the gateway subscribed to it upstream. */
   private readonly upstreamSubscriptions = new Map<string, string>();
@@ -149,7 +148,7 @@ export class McpHub {
     this.prompts = new PromptRouter(() => this.upstreams(), this.logger);
   }
 
-  /** Attaches the pool (whose clients were configured with `configureClient`). */
+  /** Attaches the pool (made with `upstreamHandlers` below). */
   bind(pool: McpPool): void {
     this.pool = pool;
     this.stopWatching = pool.onChange(() => this.onPoolChange());
@@ -177,7 +176,7 @@ export class McpHub {
     this.logger.info({ server: name, requests: requests.map((r) => r.method) }, "re-applying logging level and subscriptions to a (re)connected server");
     await Promise.all(
       requests.map((request) =>
-        upstream.client.request(request as never, ResultSchema, { timeout: upstream.timeoutMs }).catch((error: unknown) =>
+        upstream.client.request(request, ResultSchema, { timeoutMs: upstream.timeoutMs }).catch((error: unknown) =>
           this.logger.warn({ server: name, method: request.method, params: request.params, err: String(error) }, "re-applying state to a (re)connected MCP server failed"),
         ),
       ),
@@ -196,22 +195,21 @@ export class McpHub {
   /* ------------------------------------------------------------------ upstream side */
 
   /**
-   * For PoolOptions.configureClient: declares the client capabilities the gateway forwards
+   * For PoolOptions.upstreamHandlers: declares the client capabilities the gateway forwards
    * (sampling, elicitation, roots) and installs the handlers that route upstream requests and
-   * notifications to the connected clients. Called for every new SDK Client, before it connects.
+   * notifications to the connected clients. Called for every new upstream session, before it connects.
    */
-  readonly configureClient = (client: Client, server: ServerConfig): void => {
-    const name = server.name;
-    client.registerCapabilities({ sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } });
-    client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => this.onSampling(name, request.params, extra.signal));
-    client.setRequestHandler(ElicitRequestSchema, (request, extra) => this.onElicitation(name, request.params, extra.signal));
-    client.setRequestHandler(ListRootsRequestSchema, (request, extra) => this.onListRoots(name, request.params, extra.signal));
-    client.setNotificationHandler(ProgressNotificationSchema, (n) => this.progress.deliver(n.params));
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => this.onLog(name, n.params));
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => this.onResourceUpdated(n.params.uri, n.params));
-    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => this.notifyAll({ method: "notifications/resources/list_changed" }));
-    client.setNotificationHandler(PromptListChangedNotificationSchema, () => this.notifyAll({ method: "notifications/prompts/list_changed" }));
-    client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => {
+  readonly upstreamHandlers: UpstreamHandlers = (name, upstream) => {
+    upstream.declareCapabilities({ sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } });
+    upstream.onRequest(CreateMessageRequestSchema, (request, signal) => this.onSampling(name, request.params, signal));
+    upstream.onRequest(ElicitRequestSchema, (request, signal) => this.onElicitation(name, request.params, signal));
+    upstream.onRequest(ListRootsRequestSchema, (request, signal) => this.onListRoots(name, request.params, signal));
+    upstream.onNotification(ProgressNotificationSchema, (n) => this.progress.deliver(n.params));
+    upstream.onNotification(LoggingMessageNotificationSchema, (n) => this.onLog(name, n.params));
+    upstream.onNotification(ResourceUpdatedNotificationSchema, (n) => this.onResourceUpdated(n.params.uri, n.params));
+    upstream.onNotification(ResourceListChangedNotificationSchema, () => this.notifyAll({ method: "notifications/resources/list_changed" }));
+    upstream.onNotification(PromptListChangedNotificationSchema, () => this.notifyAll({ method: "notifications/prompts/list_changed" }));
+    upstream.onNotification(ElicitationCompleteNotificationSchema, (n) => {
       const target = this.target(name, "notifications/elicitation/complete");
       if ("refused" in target) return;
       if (target.session.server.getClientCapabilities()?.elicitation?.url) void this.notify(target.session, { method: "notifications/elicitation/complete", params: n.params }, target.related);
@@ -223,9 +221,8 @@ export class McpHub {
     const pool = this.pool;
     if (!pool) return [];
     return pool.servers.flatMap((server) => {
-      const client = pool.connection(server.name)?.sdkClient;
-      const capabilities = client?.getServerCapabilities();
-      return client && capabilities ? [{ name: server.name, prefix: server.prefix, client, capabilities, timeoutMs: server.timeoutMs, config: server }] : [];
+      const client = pool.connection(server.name)?.upstream;
+      return client ? [{ name: server.name, prefix: server.prefix, client, capabilities: client.capabilities, timeoutMs: server.timeoutMs, config: server }] : [];
     });
   }
 
@@ -392,7 +389,7 @@ export class McpHub {
     this.promptsFingerprint = prompts;
   }
 
-  private sessionId(client: Client): number {
+  private sessionId(client: UpstreamClient): number {
     let id = this.sessionIds.get(client);
     if (id === undefined) this.sessionIds.set(client, (id = ++this.sessionIdSeq));
     return id;
@@ -428,7 +425,7 @@ export class McpHub {
   /** The upstream servers' instructions, each under its server's name. */
   private instructions(): { instructions?: string } {
     const parts = this.upstreams().flatMap((u) => {
-      const text = u.client.getInstructions();
+      const text = u.client.instructions;
       return text ? [{ name: u.name, text }] : [];
     });
     if (parts.length === 0) return {};
@@ -560,7 +557,7 @@ export class McpHub {
   private refuseUnavailable(name: string): void {
     const pool = this.pool;
     if (!pool) return;
-    const down = pool.servers.filter((s) => s.prefix !== "" && name.startsWith(s.prefix) && !pool.connection(s.name)?.sdkClient);
+    const down = pool.servers.filter((s) => s.prefix !== "" && name.startsWith(s.prefix) && !pool.connection(s.name)?.upstream);
     const server = down.sort((a, b) => b.prefix.length - a.prefix.length)[0];
     if (!server) return;
     const state = pool.connection(server.name)?.status;
@@ -601,7 +598,7 @@ export class McpHub {
     const upstream = this.upstream(server);
     if (!upstream) return;
     if (extra) await forwardRequest(upstream.client, "resources/unsubscribe", { uri }, ResultSchema, { extra, timeoutMs: upstream.timeoutMs, progress: this.progress });
-    else await upstream.client.request({ method: "resources/unsubscribe", params: { uri } }, ResultSchema, { timeout: upstream.timeoutMs });
+    else await upstream.client.request({ method: "resources/unsubscribe", params: { uri } }, ResultSchema, { timeoutMs: upstream.timeoutMs });
   }
 
   listPrompts(): Promise<Prompt[]> {
@@ -652,7 +649,7 @@ export class McpHub {
   rootsChanged(session: DownstreamSession): void {
     if (!session.relayRoots) return;
     for (const u of this.upstreams()) {
-      u.client.sendRootsListChanged().catch((error: unknown) => this.logger.debug({ server: u.name, err: String(error) }, "roots/list_changed not delivered"));
+      u.client.notify({ method: "notifications/roots/list_changed" }).catch((error: unknown) => this.logger.debug({ server: u.name, err: String(error) }, "roots/list_changed not delivered"));
     }
   }
 }

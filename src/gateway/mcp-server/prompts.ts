@@ -35,7 +35,7 @@ export class PromptRouter {
             const result = await u.client.request(
               { method: "prompts/list", ...(cursor ? { params: { cursor } } : {}) },
               ListPromptsResultSchema,
-              { timeout: u.timeoutMs },
+              { timeoutMs: u.timeoutMs },
             );
             prompts.push(...result.prompts);
             cursor = result.nextCursor;

@@ -69,7 +69,7 @@ export class ResourceRouter {
     const lists = await fromEach(
       servers,
       async (u, cursor) => {
-        const page = await u.client.request({ method: "resources/list", ...(cursor ? { params: { cursor } } : {}) }, ListResourcesResultSchema, { timeout: u.timeoutMs });
+        const page = await u.client.request({ method: "resources/list", ...(cursor ? { params: { cursor } } : {}) }, ListResourcesResultSchema, { timeoutMs: u.timeoutMs });
         return { items: page.resources, nextCursor: page.nextCursor };
       },
       (u, error) => {
@@ -103,7 +103,7 @@ export class ResourceRouter {
     const lists = await fromEach(
       servers,
       async (u, cursor) => {
-        const page = await u.client.request({ method: "resources/templates/list", ...(cursor ? { params: { cursor } } : {}) }, ListResourceTemplatesResultSchema, { timeout: u.timeoutMs });
+        const page = await u.client.request({ method: "resources/templates/list", ...(cursor ? { params: { cursor } } : {}) }, ListResourceTemplatesResultSchema, { timeoutMs: u.timeoutMs });
         return { items: page.resourceTemplates, nextCursor: page.nextCursor };
       },
       (u, error) => {

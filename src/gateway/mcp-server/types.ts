@@ -1,7 +1,7 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { ServerConfig } from "../../core/config/index.ts";
+import type { UpstreamClient } from "../../mcp/pool.ts";
 import type { LoggingLevel, ServerCapabilities, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 
 /** What a downstream request handler gets from the SDK (abort signal, related sends, _meta). */
@@ -12,7 +12,7 @@ export interface Upstream {
   name: string;
   /** Namespace of its tools and prompts (`<name>__` unless configured). */
   prefix: string;
-  client: Client;
+  client: UpstreamClient;
   capabilities: ServerCapabilities;
   /** Per-request timeout for this server. */
   timeoutMs: number;

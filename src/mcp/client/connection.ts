@@ -17,6 +17,7 @@ import type { ToolProgress } from "../../core/index.ts";
 import { Backoff } from "./backoff.ts";
 import { StderrTail } from "./stderr-tail.ts";
 import { connectClient, type OpenedTransport } from "./transport.ts";
+import { handlerRegistry, upstreamClient, type UpstreamClient, type UpstreamHandlers } from "./upstream.ts";
 
 export type ServerStatus = "starting" | "ready" | "failed" | "disabled" | "closed";
 
@@ -40,8 +41,8 @@ export interface ConnectionOptions {
   /** How long connecting + listing tools may take. */
   startupTimeoutMs?: number;
   backoff?: Backoff;
-  /** Called with each new SDK Client before it connects (to register client capabilities/handlers). */
-  configureClient?: (client: Client, server: ServerConfig) => void;
+  /** Called for each new session of the server before it connects (client capabilities, handlers for what the server sends). */
+  upstreamHandlers?: UpstreamHandlers;
   /** Called whenever the tool list changed (connect, reconnect, list_changed, failure). */
   onToolsChanged?: () => void;
   /**
@@ -74,6 +75,8 @@ const CLOSE_WAIT_MS = 3_000;
 
 export class McpConnection {
   private client: Client | undefined;
+  /** The ready session as the gateway's MCP server side sees it: one per `client`. */
+  private upstreamView: UpstreamClient | undefined;
   private opened: OpenedTransport | undefined;
   private toolList: Tool[] = [];
   private state: ServerState;
@@ -120,9 +123,14 @@ export class McpConnection {
     return { ...this.state };
   }
 
-  /** The connected SDK client (for resources, prompts, completions), if ready. */
+  /** The connected SDK client, if ready (src/mcp and its tests only; everyone else uses `upstream`). */
   get sdkClient(): Client | undefined {
     return this.state.status === "ready" ? this.client : undefined;
+  }
+
+  /** The ready session (for forwarding resources, prompts, completions, …); a restart makes a new one. */
+  get upstream(): UpstreamClient | undefined {
+    return this.state.status === "ready" ? this.upstreamView : undefined;
   }
 
   /** Connects once; a failure is recorded and retried in the background, never thrown. */
@@ -138,7 +146,7 @@ export class McpConnection {
     const started = Date.now();
     this.setState({ status: "starting", attempts: this.state.attempts + 1 });
     const client = new Client(this.options.clientInfo ?? { name: "mcp-gateway", version: "0.1.0" }, { capabilities: {} });
-    this.options.configureClient?.(client, this.config);
+    this.options.upstreamHandlers?.(this.name, handlerRegistry(client));
     // Set before connecting (Protocol reads `onclose` when the transport closes): it tells
     // close() when the child is really gone, and reports crashes of a ready server.
     this.transportClosed.set(
@@ -161,6 +169,7 @@ export class McpConnection {
         return;
       }
       this.client = client;
+      this.upstreamView = upstreamClient(client);
       this.opened = opened;
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refreshTools());
       this.toolList = await this.listAllTools(client);
@@ -172,6 +181,7 @@ export class McpConnection {
       // ready server (which would count a restart and schedule a second retry).
       if (this.client === client) {
         this.client = undefined;
+        this.upstreamView = undefined;
         this.opened = undefined;
       }
       await client.close().catch(() => undefined);
@@ -258,6 +268,7 @@ export class McpConnection {
     // While connecting, a close is a failed attempt that connect() itself reports.
     if (this.closed || client !== this.client || this.state.status !== "ready") return;
     this.client = undefined;
+    this.upstreamView = undefined;
     this.opened = undefined;
     // A server that ran for a while before dying is restarted promptly; one that dies right
     // after starting keeps climbing the backoff.
@@ -335,6 +346,7 @@ export class McpConnection {
     if (this.connecting) await this.connecting.catch(() => undefined);
     const client = this.client;
     this.client = undefined;
+    this.upstreamView = undefined;
     this.opened = undefined;
     this.toolList = [];
     this.setState({ status: "closed" });
