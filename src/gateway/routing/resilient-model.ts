@@ -88,8 +88,11 @@ function logFallback(logger: Logger, from: ModelCandidate, to: ModelCandidate, e
 }
 
 /** The gateway's tools re-normalized for another dialect; the client's tools stay as they are. */
-function retargetTools(tools: ToolDefinition[], gatewayTools: ToolSet, from: SchemaTarget, to: SchemaTarget): ToolDefinition[] {
+export function retargetTools(tools: ToolDefinition[], gatewayTools: ToolSet, from: SchemaTarget, to: SchemaTarget): ToolDefinition[] {
   if (from === to) return tools;
+  // Only the gateway's own definitions are swapped (recognised by identity: the registry caches
+  // them), so a client tool that happens to share a name keeps its own schema.
+  const ours = new Set(gatewayTools.definitions(from));
   const normalized = new Map(gatewayTools.definitions(to).map((d) => [d.name, d]));
-  return tools.map((tool) => normalized.get(tool.name) ?? tool);
+  return tools.map((tool) => (ours.has(tool) ? (normalized.get(tool.name) ?? tool) : tool));
 }

@@ -20,6 +20,17 @@ export interface MemoryStoreOptions {
   ttlMs?: number;
 }
 
+const sizes = new WeakMap<object, number>();
+
+function sizeOf(value: object): number {
+  let size = sizes.get(value);
+  if (size === undefined) {
+    size = Math.max(1, JSON.stringify(value).length);
+    sizes.set(value, size);
+  }
+  return size;
+}
+
 export class MemoryStore<T extends object> implements StateStore<T> {
   private readonly cache: LRUCache<string, T>;
 
@@ -27,7 +38,9 @@ export class MemoryStore<T extends object> implements StateStore<T> {
     this.cache = new LRUCache<string, T>({
       max: options.maxEntries ?? 10_000,
       maxSize: options.maxBytes ?? 64 * 1024 * 1024,
-      sizeCalculation: (value) => Math.max(1, JSON.stringify(value).length),
+      // One entry may be stored under several keys (hidden steps: one per client tool call):
+      // its size is computed once, not once per key.
+      sizeCalculation: (value) => sizeOf(value),
       ttl: options.ttlMs ?? 60 * 60 * 1000,
     });
   }
