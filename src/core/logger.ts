@@ -1,23 +1,12 @@
 /**
  * Structured JSON logs (pino) on stderr — stdout belongs to the MCP stdio transport.
- * Secrets are redacted by path (auth headers) and by value (every configured secret).
+ * Secrets are redacted by key (auth headers, API keys: log-redact.ts) and by value (every
+ * configured secret, on the serialized line).
  */
 import { pino, type DestinationStream, type Logger } from "pino";
+import { redactSecretKeys } from "./log-redact.ts";
 
 export type { Logger };
-
-const redactPaths = [
-  "authorization",
-  "*.authorization",
-  "*.*.authorization",
-  "headers.authorization",
-  'headers["x-api-key"]',
-  '*.headers["x-api-key"]',
-  "apiKey",
-  "*.apiKey",
-  'headers["api-key"]',
-  '*.headers["api-key"]',
-];
 
 export interface LoggerOptions {
   level?: string;
@@ -42,7 +31,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   return pino(
     {
       level: options.level ?? process.env.LOG_LEVEL ?? "info",
-      redact: { paths: redactPaths, censor: "[REDACTED]" },
+      formatters: { log: redactSecretKeys },
       base: { service: "mcp-gateway" },
       timestamp: pino.stdTimeFunctions.isoTime,
       ...(secrets.some((s) => s.length >= 4) ? { hooks: { streamWrite: scrub } } : {}),
