@@ -13,7 +13,9 @@ import { abortedError, upstreamTimeoutError } from "./http-error.ts";
  */
 export class IdleAbort {
   private readonly controller = new AbortController();
+  /** One timer per call, re-armed with refresh(): a new timer per chunk was measurable. */
   private timer: NodeJS.Timeout | undefined;
+  private waiting = false;
   private timedOut = false;
 
   constructor(
@@ -30,16 +32,18 @@ export class IdleAbort {
 
   /** (Re)starts the idle clock: call whenever the call starts waiting on the upstream. */
   arm(): void {
-    this.pause();
+    this.waiting = true;
+    if (this.timer) {
+      this.timer.refresh();
+      return;
+    }
     this.timer = setTimeout(this.onIdle, this.idleMs);
     this.timer.unref();
   }
 
   /** Stops the clock while the consumer, not the upstream, is the one being slow. */
   pause(): void {
-    if (this.timer === undefined) return;
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    this.waiting = false;
   }
 
   /** Why the call was cut short by the caller or by the idle clock, if it was. The caller's abort wins. */
@@ -50,13 +54,15 @@ export class IdleAbort {
   }
 
   dispose(): void {
-    this.pause();
+    this.waiting = false;
+    clearTimeout(this.timer);
     this.caller?.removeEventListener("abort", this.onCallerAbort);
   }
 
   private readonly onCallerAbort = (): void => this.controller.abort(this.caller?.reason);
 
   private readonly onIdle = (): void => {
+    if (!this.waiting) return; // paused: the next arm() refreshes the clock
     this.timedOut = true;
     this.controller.abort();
   };

@@ -14,7 +14,7 @@ import type { RequestQuirks, WireRequest } from "../quirks/request/index.ts";
 import { ResponseQuirks } from "../quirks/response/index.ts";
 import type { QuirkSwitches } from "../quirks/types.ts";
 import { fromChatCompletion, type ResponseContext } from "./from-response.ts";
-import { translateStream } from "./stream.ts";
+import { ChunkTranslator } from "./stream.ts";
 import { toChatCompletionParams, withStreaming, type RequestOptions } from "./to-request.ts";
 import type { WireChunk } from "./wire-types.ts";
 
@@ -51,15 +51,16 @@ export class Exchange {
     return this.response.result(fromChatCompletion(this.response.completion(body), this.context));
   }
 
+  /** One generator over the chunks (quirks, translation, quirks): every layer costs each event. */
   async *fromStream(chunks: AsyncIterable<WireChunk>): AsyncGenerator<StreamEvent> {
-    for await (const event of translateStream(this.quirkedChunks(chunks), this.context)) yield this.response.event(event);
+    const translator = new ChunkTranslator(this.context);
+    for await (const chunk of chunks) {
+      for (const event of translator.push(this.response.chunk(chunk))) yield this.response.event(event);
+    }
+    for (const event of translator.end()) yield this.response.event(event);
   }
 
   error(error: GatewayError): GatewayError {
     return this.response.error(error);
-  }
-
-  private async *quirkedChunks(chunks: AsyncIterable<WireChunk>): AsyncGenerator<WireChunk> {
-    for await (const chunk of chunks) yield this.response.chunk(chunk);
   }
 }

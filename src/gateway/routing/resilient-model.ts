@@ -6,7 +6,7 @@
  * own protocol (dropping provider data it cannot accept), and the MCP tools are re-normalized
  * when the fallback speaks another schema dialect.
  */
-import { toGatewayError, type ChatModel, type ChatRequest, type ChatResult, type GatewayError, type SchemaTarget, type StreamEvent, type ToolDefinition, type ToolSet } from "../../core/index.ts";
+import { toGatewayError, type ChatModel, type ChatRequest, type GatewayError, type SchemaTarget, type StreamEvent, type ToolDefinition, type ToolSet } from "../../core/index.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { ModelCandidate } from "./resolve-model.ts";
 import { retryDelay, shouldFallBack, sleep, type RetryPolicy } from "./retry-policy.ts";
@@ -25,6 +25,47 @@ export interface ResilientOptions {
 /** Events that mean the client may already have seen output: no retry after these. */
 const isVisible = (event: StreamEvent) => event.type !== "start" && event.type !== "usage";
 
+/** Where a request is in its candidates and retries, and what to do after a failure. */
+class Attempts {
+  #index = 0;
+  #attempt = 1;
+  #waited = 0;
+
+  constructor(
+    private readonly options: ResilientOptions,
+    private readonly signal: AbortSignal | undefined,
+  ) {}
+
+  get candidate(): ModelCandidate {
+    return this.options.candidates[this.#index]!;
+  }
+
+  /**
+   * After a failed attempt: resolves when the next one may start (after a backoff, or on the
+   * next candidate), or throws the failure when there is none (output already visible, the
+   * caller gone, attempts or wait budget used up, nowhere to fall back to).
+   */
+  async next(thrown: unknown, visible: boolean): Promise<void> {
+    const error = toGatewayError(thrown);
+    if (visible || this.signal?.aborted) throw error;
+    const { policy, logger, candidates } = this.options;
+    const candidate = this.candidate;
+    const delay = retryDelay(error, this.#attempt, policy);
+    if (delay !== undefined && this.#waited + delay <= policy.budgetMs) {
+      logger.warn({ provider: candidate.provider.name, attempt: this.#attempt, delayMs: delay, err: error.message }, "retrying upstream call");
+      this.#waited += delay;
+      this.#attempt++;
+      await sleep(delay, this.signal);
+      return;
+    }
+    const fallback = candidates[this.#index + 1];
+    if (!fallback || !shouldFallBack(error)) throw error;
+    logFallback(logger, candidate, fallback, error);
+    this.#index++;
+    this.#attempt = 1;
+  }
+}
+
 export function resilientModel(options: ResilientOptions): ChatModel {
   const forCandidate = (request: ChatRequest, candidate: ModelCandidate): ChatRequest => ({
     ...request,
@@ -32,52 +73,34 @@ export function resilientModel(options: ResilientOptions): ChatModel {
     ...(request.tools ? { tools: retargetTools(request.tools, options.tools, options.schemaTarget, candidate.provider.schemaTarget) } : {}),
   });
 
-  /** Runs `attempt` over candidates and retries; `attempt` says whether a failure is still retryable. */
-  async function* attempts<T>(signal: AbortSignal | undefined, attempt: (candidate: ModelCandidate) => AsyncGenerator<T, void>): AsyncGenerator<T, void> {
-    let waited = 0;
-    for (const [index, candidate] of options.candidates.entries()) {
-      for (let n = 1; ; n++) {
+  // Plain loops, no generator per attempt: this is on every request's path (and, streamed, on
+  // every event's).
+  return {
+    async complete(request, signal) {
+      const attempts = new Attempts(options, signal);
+      for (;;) {
+        const candidate = attempts.candidate;
+        try {
+          return await candidate.provider.adapter.complete(forCandidate(request, candidate), signal);
+        } catch (thrown) {
+          await attempts.next(thrown, false);
+        }
+      }
+    },
+    async *stream(request, signal) {
+      const attempts = new Attempts(options, signal);
+      for (;;) {
+        const candidate = attempts.candidate;
         let visible = false;
         try {
-          for await (const item of attempt(candidate)) {
-            visible ||= (item as { visible?: boolean }).visible === true;
-            yield item;
+          for await (const event of candidate.provider.adapter.stream(forCandidate(request, candidate), signal)) {
+            visible ||= isVisible(event);
+            yield event;
           }
           return;
         } catch (thrown) {
-          const error = toGatewayError(thrown);
-          if (visible || signal?.aborted) throw error;
-          const delay = retryDelay(error, n, options.policy);
-          if (delay !== undefined && waited + delay <= options.policy.budgetMs) {
-            options.logger.warn({ provider: candidate.provider.name, attempt: n, delayMs: delay, err: error.message }, "retrying upstream call");
-            waited += delay;
-            await sleep(delay, signal);
-            continue;
-          }
-          const next = options.candidates[index + 1];
-          if (!next || !shouldFallBack(error)) throw error;
-          logFallback(options.logger, candidate, next, error);
-          break;
+          await attempts.next(thrown, visible);
         }
-      }
-    }
-  }
-
-  return {
-    async complete(request, signal) {
-      let result: ChatResult | undefined;
-      for await (const item of attempts(signal, async function* (candidate) {
-        yield { visible: false, result: await candidate.provider.adapter.complete(forCandidate(request, candidate), signal) };
-      })) {
-        result = item.result;
-      }
-      return result!;
-    },
-    async *stream(request, signal) {
-      for await (const item of attempts(signal, async function* (candidate) {
-        for await (const event of candidate.provider.adapter.stream(forCandidate(request, candidate), signal)) yield { visible: isVisible(event), event };
-      })) {
-        yield item.event;
       }
     },
   };
