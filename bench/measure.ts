@@ -4,6 +4,8 @@ import { Agent, request } from "node:http";
 
 export interface Throughput {
   rps: number;
+  /** Requests completed in the run. */
+  total: number;
   p50: number;
   p99: number;
   errors: number;
@@ -12,7 +14,7 @@ export interface Throughput {
 /** Requests/s and latency at `connections` for `seconds` (autocannon, keep-alive). */
 export async function throughput(url: string, body: string, connections: number, seconds: number, headers: Record<string, string> = {}): Promise<Throughput> {
   const result = await autocannon({ url, method: "POST", headers: { "content-type": "application/json", ...headers }, body, connections, duration: seconds });
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.timeouts + result.non2xx };
+  return { rps: result.requests.average, total: result.requests.total, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.timeouts + result.non2xx };
 }
 
 export interface Latency {

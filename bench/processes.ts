@@ -57,6 +57,21 @@ export function rssMb(pid: number): number {
   return kb / 1024;
 }
 
+/**
+ * CPU time (user + system, all threads) a process has used so far, in seconds (Linux; NaN
+ * elsewhere). Clock ticks are 1/100 s on Linux (USER_HZ).
+ */
+export function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command name (which may contain spaces) start after the last ")".
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** Samples a process's RSS until stopped; returns the peak. */
 export function watchRss(pid: number, everyMs = 50): () => number {
   let peak = rssMb(pid);

@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: what the gateway costs per request, measured against a direct baseline in
- * the same run. Starts a local fake upstream, server-everything over Streamable HTTP, and the
+ * the same run (and, for scale, a bare Node proxy: bench/bare-proxy.mjs). Starts a local fake
+ * upstream, server-everything over Streamable HTTP, and the
  * gateway (as a user runs it: `node bin/mcp-gateway.js serve`), each in its own process on
  * 127.0.0.1. Prints a table and writes bench/results.json. BENCH_SECONDS sets the duration of
  * each throughput run (default 5).
@@ -12,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { percentile, sequentialLatency, throughput, type Latency, type Throughput } from "./measure.ts";
-import { freePort, start, watchRss, type Running } from "./processes.ts";
+import { cpuSeconds, freePort, start, watchRss, type Running } from "./processes.ts";
 
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -28,9 +29,14 @@ const rows: Row[] = [];
 const results: Record<string, unknown> = {};
 const f = (n: number, digits = 2) => n.toFixed(digits);
 
-async function startAll(): Promise<{ fake: Running; everything: Running; gateway: Running }> {
-  const [fakePort, everythingPort, gatewayPort] = [await freePort(), await freePort(), await freePort()];
+async function startAll(): Promise<{ fake: Running; bare: Running; everything: Running; gateway: Running }> {
+  const [fakePort, barePort, everythingPort, gatewayPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const fake = await start(node, [join(root, "bench", "fake-upstream.mjs")], { env: { PORT: String(fakePort) }, ready: /listening/, port: fakePort });
+  const bare = await start(node, [join(root, "bench", "bare-proxy.mjs")], {
+    env: { PORT: String(barePort), UPSTREAM: `http://127.0.0.1:${fakePort}/v1/chat/completions` },
+    ready: /listening/,
+    port: barePort,
+  });
   const everything = await start(
     node,
     ["--require", join(root, "test", "helpers", "loopback-preload.cjs"), join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js"), "streamableHttp"],
@@ -51,12 +57,19 @@ async function startAll(): Promise<{ fake: Running; everything: Running; gateway
     ready: /listening on/,
     port: gatewayPort,
   });
-  return { fake, everything, gateway };
+  return { fake, bare, everything, gateway };
 }
 
 const chat = (model: string, stream: boolean, content = "Say hello") => JSON.stringify({ model, stream, messages: [{ role: "user", content }] });
 
-async function passThrough(fakeUrl: string, gatewayUrl: string): Promise<void> {
+/** The gateway's CPU time per request over one run, in ms (all its threads: GC included). */
+async function withCpu(pid: number, run: () => Promise<Throughput>): Promise<Throughput & { cpuMsPerRequest: number }> {
+  const before = cpuSeconds(pid);
+  const result = await run();
+  return { ...result, cpuMsPerRequest: ((cpuSeconds(pid) - before) * 1000) / Math.max(1, result.total) };
+}
+
+async function passThrough(fakeUrl: string, gatewayUrl: string, gatewayPid: number): Promise<void> {
   for (const stream of [false, true]) {
     const label = stream ? "streaming" : "non-streaming";
     const direct = await sequentialLatency(fakeUrl, chat("m", stream), 2000);
@@ -66,16 +79,25 @@ async function passThrough(fakeUrl: string, gatewayUrl: string): Promise<void> {
     if (stream) rows.push({ scenario: "stream time to first byte p50 (ms)", direct: f(direct.ttfbP50!), gateway: f(via.ttfbP50!), ratio: `+${f(via.ttfbP50! - direct.ttfbP50!, 3)} ms` });
     for (const connections of [1, 16, 64]) {
       const d = await throughput(fakeUrl, chat("m", stream), connections, SECONDS);
-      const g = await throughput(gatewayUrl, chat("fake/m", stream), connections, SECONDS, { "x-mcp-servers": "none" });
+      const g = await withCpu(gatewayPid, () => throughput(gatewayUrl, chat("fake/m", stream), connections, SECONDS, { "x-mcp-servers": "none" }));
       results[`throughput_${label}_c${connections}`] = { direct: d, gateway: g };
       rows.push(throughputRow(`${label} req/s, ${connections} conn (p50/p99 ms)`, d, g));
     }
   }
 }
 
-function throughputRow(scenario: string, d: Throughput, g: Throughput): Row {
+/** For scale: the least any JSON proxy costs here (bench/bare-proxy.mjs), at 16 connections. */
+async function bareProxy(fakeUrl: string, bare: Running): Promise<void> {
+  const d = await throughput(fakeUrl, chat("m", false), 16, SECONDS);
+  const b = await withCpu(bare.child.pid!, () => throughput(`http://127.0.0.1:${bare.port}/`, chat("fake/m", false), 16, SECONDS));
+  results.bare_proxy_non_streaming_c16 = { direct: d, bareProxy: b };
+  rows.push(throughputRow("for scale: bare Node proxy req/s, 16 conn", d, b));
+}
+
+function throughputRow(scenario: string, d: Throughput, g: Throughput & { cpuMsPerRequest: number }): Row {
   const errors = g.errors > 0 ? ` (${g.errors} errors)` : "";
-  return { scenario, direct: `${f(d.rps, 0)} (${d.p50}/${d.p99})`, gateway: `${f(g.rps, 0)} (${g.p50}/${g.p99})${errors}`, ratio: `${f((g.rps / d.rps) * 100, 0)}%` };
+  const cpu = Number.isNaN(g.cpuMsPerRequest) ? "" : `, ${f(g.cpuMsPerRequest, 3)} ms CPU/req`;
+  return { scenario, direct: `${f(d.rps, 0)} (${d.p50}/${d.p99})`, gateway: `${f(g.rps, 0)} (${g.p50}/${g.p99})${cpu}${errors}`, ratio: `${f((g.rps / d.rps) * 100, 0)}%` };
 }
 
 async function mcpCalls(url: string, tool: string, count: number): Promise<Latency & { callsPerSecond: number }> {
@@ -137,13 +159,14 @@ function printTable(): void {
 }
 
 async function main(): Promise<void> {
-  const { fake, everything, gateway } = await startAll();
+  const { fake, bare, everything, gateway } = await startAll();
   try {
-    await passThrough(`http://127.0.0.1:${fake.port}/v1/chat/completions`, `http://127.0.0.1:${gateway.port}/v1/chat/completions`);
+    await bareProxy(`http://127.0.0.1:${fake.port}/v1/chat/completions`, bare);
+    await passThrough(`http://127.0.0.1:${fake.port}/v1/chat/completions`, `http://127.0.0.1:${gateway.port}/v1/chat/completions`, gateway.child.pid!);
     await mcpToolCall(everything.port, gateway.port);
     await conversations(gateway, 1000);
   } finally {
-    await Promise.all([gateway.stop(), everything.stop(), fake.stop()]);
+    await Promise.all([gateway.stop(), everything.stop(), bare.stop(), fake.stop()]);
   }
   printTable();
   const machine = { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version };
