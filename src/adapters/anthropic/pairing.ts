@@ -4,10 +4,11 @@
  * `tool_use` in the turn before. Histories break this when clients truncate them or a tool
  * message got lost, so the pairing is repaired here rather than failing the whole request.
  */
+import { UNANSWERED_RESULT_TEXT } from "../tool-pairing.ts";
 import { pushTurn, resultsFirst } from "./turns.ts";
 import type { ContentBlockParam, ToolResultBlockParam, WireTurn } from "./wire.ts";
 
-export const UNANSWERED_RESULT_TEXT = "(no result: this tool call was not answered)";
+export { UNANSWERED_RESULT_TEXT };
 
 function toolUseIds(turn: WireTurn | undefined): Set<string> {
   const ids = new Set<string>();

@@ -10,21 +10,15 @@ import type { AdapterOptions, ModelAdapter } from "../types.ts";
 import { normalizeErrorBody } from "./error-body.ts";
 import { toGatewayErrorFromOpenAI } from "./errors.ts";
 import { Exchange, type ExchangeOptions } from "./exchange.ts";
-import type { ReasoningField } from "./reasoning.ts";
 import type { RequestOptions } from "./to-request.ts";
 import type { WireChunk } from "./wire-types.ts";
 
 /** Per-provider wire choices: the seam the quirk presets fill in. Defaults suit api.openai.com. */
 export interface OpenAIChatWireOptions {
-  /** See RequestOptions.maxTokensField. */
-  maxTokensField?: "max_tokens" | "max_completion_tokens";
-  /** Send this provider's own reasoning back in this assistant-message field (off by default). */
-  reasoningField?: ReasoningField;
   /**
    * The provider's quirk switches, usually `resolveQuirks(config.quirks).switches`
-   * (src/adapters/quirks). The `openai` preset when absent. `maxTokensField` above, when given,
-   * wins over the switch of the same name. Read when the adapter is created: changing the object
-   * afterwards does not change the adapter.
+   * (src/adapters/quirks). The `openai` preset when absent. Read when the adapter is created:
+   * changing the object afterwards does not change the adapter.
    */
   quirks?: QuirkSwitches;
 }
@@ -70,10 +64,7 @@ export function createOpenAIChatAdapter(options: AdapterOptions, wire: OpenAICha
   const idleMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   // A copy: the request steps are built from it once, and every call must see the same switches.
   const quirks: QuirkSwitches = { ...(wire.quirks ?? PRESETS.openai) };
-  const requestOptions: RequestOptions = {
-    maxTokensField: wire.maxTokensField ?? quirks.maxTokensField,
-    ...(wire.reasoningField === undefined ? {} : { echoReasoning: { field: wire.reasoningField, origin: provider } }),
-  };
+  const requestOptions: RequestOptions = { maxTokensField: quirks.maxTokensField };
   const exchangeOptions: ExchangeOptions = { provider, quirks, requestQuirks: new RequestQuirks(provider, quirks), requestOptions };
   const exchange = (request: ChatRequest) => new Exchange(request, exchangeOptions);
 

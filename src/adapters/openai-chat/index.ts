@@ -1,6 +1,6 @@
 export { createOpenAIChatAdapter, type OpenAIChatWireOptions } from "./adapter.ts";
 export { toChatCompletionParams, toStreamingParams, type RequestOptions } from "./to-request.ts";
-export { toWireMessages, type MessageOptions } from "./to-messages.ts";
+export { toWireMessages } from "./to-messages.ts";
 export { fromChatCompletion, type ResponseContext } from "./from-response.ts";
 export { translateStream, ChunkTranslator } from "./stream.ts";
 export { toStopReason } from "./finish-reason.ts";

@@ -1,4 +1,4 @@
-import type { ReasoningBlock } from "../../core/index.ts";
+import type { AssistantMessage, ReasoningBlock } from "../../core/index.ts";
 import type { WireMessageFields } from "./wire-types.ts";
 
 /** The non-standard message fields that carry reasoning text, by provider family. */
@@ -21,4 +21,13 @@ export function readReasoning(fields: WireMessageFields): { field: ReasoningFiel
  */
 export function toReasoningBlock(text: string, field: ReasoningField, origin: string): ReasoningBlock {
   return { type: "reasoning", text, providerData: { origin, data: { field } } };
+}
+
+/** The readable reasoning text this provider produced for the message (never another's). */
+export function ownReasoning(message: AssistantMessage, origin: string): string {
+  return message.content
+    .filter((block): block is ReasoningBlock => block.type === "reasoning")
+    .filter((block) => !block.redacted && block.providerData?.origin === origin)
+    .map((block) => block.text)
+    .join("");
 }

@@ -6,19 +6,10 @@ import type {
   ChatCompletionToolMessageParam,
   ChatCompletionUserMessageParam,
 } from "openai/resources/chat/completions";
-import type { AssistantMessage, Message, ReasoningBlock, TextBlock, ToolCallBlock, ToolMessage, UserContent } from "../../core/index.ts";
+import type { AssistantMessage, Message, TextBlock, ToolCallBlock, ToolMessage, UserContent } from "../../core/index.ts";
 import { isJsonObject } from "../json-object.ts";
-import type { ReasoningField } from "./reasoning.ts";
+import { pairToolResults } from "../tool-pairing.ts";
 import { imageUrl, renderPart, renderToolResult } from "./render-content.ts";
-
-export interface MessageOptions {
-  /**
-   * Send reasoning blocks back in this assistant-message field. Off by default: OpenAI rejects
-   * unknown fields. Only blocks whose providerData names `origin` are sent (never forge another
-   * provider's reasoning). The seam for the per-provider quirk layer (DeepSeek, Qwen…).
-   */
-  echoReasoning?: { field: ReasoningField; origin: string };
-}
 
 /** Separate text blocks of one message stay separate paragraphs. */
 const joinText = (blocks: TextBlock[]): string => blocks.map((block) => block.text).join("\n\n");
@@ -59,26 +50,13 @@ function toWireToolCall(call: ToolCallBlock): ChatCompletionMessageFunctionToolC
   return { id: call.id, type: "function", function: { name: call.name, arguments: wireArguments(call) } };
 }
 
-type AssistantParam = ChatCompletionAssistantMessageParam & Partial<Record<ReasoningField, string>>;
-
-function toAssistantMessage(message: AssistantMessage, options: MessageOptions): AssistantParam {
+/** Text and calls only: reasoning goes back only where a quirk step says so (reasoning-replay.ts). */
+function toAssistantMessage(message: AssistantMessage): ChatCompletionAssistantMessageParam {
   const texts = message.content.filter((block): block is TextBlock => block.type === "text");
   const calls = message.content.filter((block): block is ToolCallBlock => block.type === "tool_call");
-  const wire: AssistantParam = { role: "assistant", content: texts.length > 0 ? joinText(texts) : calls.length > 0 ? null : "" };
+  const wire: ChatCompletionAssistantMessageParam = { role: "assistant", content: texts.length > 0 ? joinText(texts) : calls.length > 0 ? null : "" };
   if (calls.length > 0) wire.tool_calls = calls.map(toWireToolCall);
-  const echo = options.echoReasoning;
-  const reasoning = echo ? ownReasoning(message, echo.origin) : "";
-  if (echo && reasoning !== "") wire[echo.field] = reasoning;
   return wire;
-}
-
-/** The readable reasoning text this provider produced for the message. */
-export function ownReasoning(message: AssistantMessage, origin: string): string {
-  return message.content
-    .filter((block): block is ReasoningBlock => block.type === "reasoning")
-    .filter((block) => !block.redacted && block.providerData?.origin === origin)
-    .map((block) => block.text)
-    .join("");
 }
 
 /** One `tool` message per result: Chat Completions has no multi-result message. */
@@ -86,15 +64,16 @@ function toToolMessages(message: ToolMessage): ChatCompletionToolMessageParam[] 
   return message.content.map((block) => ({ role: "tool", tool_call_id: block.callId, content: renderToolResult(block) }));
 }
 
-export function toWireMessages(messages: Message[], options: MessageOptions = {}): ChatCompletionMessageParam[] {
-  return messages.flatMap((message): ChatCompletionMessageParam[] => {
+/** The wire messages, with the tool pairing Chat Completions requires repaired (tool-pairing.ts). */
+export function toWireMessages(messages: Message[]): ChatCompletionMessageParam[] {
+  return pairToolResults(messages).flatMap((message): ChatCompletionMessageParam[] => {
     switch (message.role) {
       case "system":
         return [{ role: "system", content: joinText(message.content) }];
       case "user":
         return [toUserMessage(message.content)];
       case "assistant":
-        return [toAssistantMessage(message, options)];
+        return [toAssistantMessage(message)];
       case "tool":
         return toToolMessages(message);
     }

@@ -6,9 +6,9 @@ import type {
 } from "openai/resources/chat/completions";
 import type { ResponseFormatJSONObject, ResponseFormatJSONSchema, ResponseFormatText } from "openai/resources/shared";
 import type { ChatRequest, ResponseFormat, ToolChoice, ToolDefinition } from "../../core/index.ts";
-import { toWireMessages, type MessageOptions } from "./to-messages.ts";
+import { toWireMessages } from "./to-messages.ts";
 
-export interface RequestOptions extends MessageOptions {
+export interface RequestOptions {
   /**
    * The body field for `maxTokens`. Default `max_tokens`: every compatible server knows it, while
    * `max_completion_tokens` is OpenAI-only (but OpenAI's reasoning models refuse `max_tokens`,
@@ -81,7 +81,7 @@ export function toChatCompletionParams(request: ChatRequest, options: RequestOpt
   const { stream: _ignored, ...extra } = request.extra ?? {};
   return {
     model: request.model,
-    messages: toWireMessages(request.messages, options),
+    messages: toWireMessages(request.messages),
     ...toolFields(request),
     ...samplingFields(request, options),
     ...extra,

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AssistantMessage, ChatRequest } from "../../../src/core/index.ts";
 import { readJsonFixture, sendJson, sendSse, startFakeUpstream, type FakeUpstream, type RecordedRequest } from "../../helpers/fake-upstream.ts";
 import { adapterFor, collect, doneResult, jsonBody, PROVIDER, simpleRequest } from "./harness.ts";
+import { PRESETS } from "../../../src/adapters/quirks/presets.ts";
 
 let upstream: FakeUpstream;
 beforeAll(async () => {
@@ -65,9 +66,9 @@ describe("openai-chat round trip", () => {
     expect(result.message.content).toEqual(withoutReasoning);
   });
 
-  it("with the reasoning echo seam on, reasoning round-trips too, provider data included", async () => {
+  it("with reasoning replay switched on, reasoning round-trips too, provider data included", async () => {
     upstream.handle(echoAsStream);
-    const adapter = adapterFor(upstream, {}, { reasoningField: "reasoning_content" });
+    const adapter = adapterFor(upstream, {}, { quirks: { ...PRESETS.openai, replayReasoning: "all", reasoningField: "reasoning_content" } });
     const result = doneResult(await collect(adapter.stream(conversation())));
     expect(result.message.content).toEqual(original.content);
     upstream.handle(echoAsCompletion);

@@ -6,7 +6,7 @@
  * replayReasoningExceptModels never get it. Both steps take that list compiled once
  * (modelMatcher), when the adapter's steps are built.
  */
-import { ownReasoning } from "../../openai-chat/to-messages.ts";
+import { ownReasoning } from "../../openai-chat/reasoning.ts";
 import { mapAssistants } from "./assistant-pairs.ts";
 import type { RequestStep } from "./context.ts";
 import type { ModelMatcher } from "./model-patterns.ts";
