@@ -1,10 +1,13 @@
 // A minimal OpenAI-compatible upstream for benchmarks (plain node, no TypeScript loader).
-// Answers instantly; when the last message is not a tool result and the request offers the
+// Answers instantly (a prompt with "long-answer" gets a 200-chunk stream); when the last message is not a tool result and the request offers the
 // everything__echo tool with "call-tool" in the prompt, it asks for that tool first.
 import { createServer } from "node:http";
 
 const port = Number(process.env.PORT ?? 0);
 const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
+const SHORT = "Hello from the benchmark upstream.";
+// A prompt containing "long-answer" gets 200 words: one stream chunk each.
+const LONG = Array.from({ length: 200 }, (_, i) => `word${i}`).join(" ");
 const base = (model) => ({ id: "chatcmpl-bench", created: 1, model });
 
 function wantsTool(body) {
@@ -16,7 +19,8 @@ function reply(body) {
   if (wantsTool(body)) {
     return { content: null, tool_calls: [{ id: `call_${Math.random().toString(36).slice(2, 10)}`, type: "function", function: { name: "everything__echo", arguments: '{"message":"bench"}' } }] };
   }
-  return { content: "Hello from the benchmark upstream." };
+  const last = body.messages.at(-1);
+  return { content: last?.role === "user" && String(last.content).includes("long-answer") ? LONG : SHORT };
 }
 
 function stream(res, body, message) {

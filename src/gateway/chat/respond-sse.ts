@@ -19,8 +19,11 @@ import { newResponseMeta, rememberHiddenSteps, startLoop } from "./run.ts";
 type Step = IteratorResult<LoopEvent, LoopOutcome>;
 
 const encoder = new TextEncoder();
-const frame = (payload: object | string) => encoder.encode(`data: ${typeof payload === "string" ? payload : JSON.stringify(payload)}\n\n`);
+const frame = (payload: object | string) => `data: ${typeof payload === "string" ? payload : JSON.stringify(payload)}\n\n`;
 const HEARTBEAT = encoder.encode(": keep-alive\n\n");
+
+/** Resolves in the event loop's next check phase: after everything already received is handled. */
+const nextCheckPhase = () => new Promise<undefined>((resolve) => setImmediate(() => resolve(undefined)));
 
 /**
  * Events that make the response visible (or long-running): the point of no return for HTTP
@@ -50,7 +53,7 @@ export async function streamChat(prepared: PreparedChat, deps: ChatDeps, control
 
   let resolveFinished!: (outcome: LoopOutcome | undefined) => void;
   const finished = new Promise<LoopOutcome | undefined>((resolve) => (resolveFinished = resolve));
-  const queue: Uint8Array[] = [frame(chunks.opening())];
+  const queue: string[] = [frame(chunks.opening())];
   let pending: Promise<Step> | undefined = first.done ? Promise.resolve(first) : undefined;
   let ended = false;
 
@@ -76,6 +79,12 @@ export async function streamChat(prepared: PreparedChat, deps: ChatDeps, control
     resolveFinished(undefined);
   };
   for (const event of head) await emit({ done: false, value: event });
+  const nextStep = async (): Promise<Step> => {
+    pending ??= loop.next();
+    const step = await pending;
+    pending = undefined;
+    return step;
+  };
 
   const heartbeatMs = deps.heartbeatMs ?? 10_000;
   let lastWrite = Date.now();
@@ -93,22 +102,26 @@ export async function streamChat(prepared: PreparedChat, deps: ChatDeps, control
     },
     async pull(stream) {
       try {
-        while (queue.length === 0 && !ended) {
+        while (queue.length === 0 && !ended) await emit(await nextStep());
+        // Events the loop can produce without waiting on the network (the rest of an upstream
+        // read, a burst of tokens) leave in the same write: one syscall per burst, not per token.
+        while (!ended) {
           pending ??= loop.next();
-          const step = await pending;
+          const ready = await Promise.race([pending, nextCheckPhase()]);
+          if (!ready) break;
           pending = undefined;
-          await emit(step);
+          await emit(ready);
         }
       } catch (error) {
         pending = undefined;
         fail(error);
       }
-      const next = queue.shift();
-      if (next) {
+      if (queue.length > 0) {
         lastWrite = Date.now();
-        stream.enqueue(next);
+        stream.enqueue(encoder.encode(queue.join("")));
+        queue.length = 0;
       }
-      if (ended && queue.length === 0) {
+      if (ended) {
         clearInterval(heartbeat);
         stream.close();
       }
