@@ -10,6 +10,7 @@ import type { AdapterOptions, ModelAdapter } from "../types.ts";
 import { normalizeErrorBody } from "./error-body.ts";
 import { toGatewayErrorFromOpenAI } from "./errors.ts";
 import { Exchange, type ExchangeOptions } from "./exchange.ts";
+import { sseChunks } from "./sse-chunks.ts";
 import type { RequestOptions } from "./to-request.ts";
 import type { WireChunk } from "./wire-types.ts";
 
@@ -84,9 +85,9 @@ export function createOpenAIChatAdapter(options: AdapterOptions, wire: OpenAICha
     const control = new IdleAbort(signal, idleMs);
     const call = exchange(request);
     try {
-      const chunks = await client.chat.completions.create(call.streamingBody, { signal: control.signal });
+      const response = await client.chat.completions.create(call.streamingBody, { signal: control.signal }).asResponse();
       control.arm();
-      yield* call.fromStream(watch(chunks, control));
+      yield* call.fromStream(watch(sseChunks(response, control.signal), control));
     } catch (error) {
       throw call.error(control.interruption(provider, error) ?? toGatewayErrorFromOpenAI(error, provider));
     } finally {
