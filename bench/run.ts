@@ -94,6 +94,14 @@ async function bareProxy(fakeUrl: string, bare: Running): Promise<void> {
   rows.push(throughputRow("for scale: bare Node proxy req/s, 16 conn", d, b));
 }
 
+/** Long streamed answers (200 chunks each, sent by the upstream in one burst): the per-event cost. */
+async function longStreams(fakeUrl: string, gatewayUrl: string, gatewayPid: number): Promise<void> {
+  const d = await throughput(fakeUrl, chat("m", true, "long-answer"), 16, SECONDS);
+  const g = await withCpu(gatewayPid, () => throughput(gatewayUrl, chat("fake/m", true, "long-answer"), 16, SECONDS, { "x-mcp-servers": "none" }));
+  results.throughput_streaming_200_chunks_c16 = { direct: d, gateway: g };
+  rows.push(throughputRow("streaming 200-chunk answers req/s, 16 conn", d, g));
+}
+
 function throughputRow(scenario: string, d: Throughput, g: Throughput & { cpuMsPerRequest: number }): Row {
   const errors = g.errors > 0 ? ` (${g.errors} errors)` : "";
   const cpu = Number.isNaN(g.cpuMsPerRequest) ? "" : `, ${f(g.cpuMsPerRequest, 3)} ms CPU/req`;
@@ -163,6 +171,7 @@ async function main(): Promise<void> {
   try {
     await bareProxy(`http://127.0.0.1:${fake.port}/v1/chat/completions`, bare);
     await passThrough(`http://127.0.0.1:${fake.port}/v1/chat/completions`, `http://127.0.0.1:${gateway.port}/v1/chat/completions`, gateway.child.pid!);
+    await longStreams(`http://127.0.0.1:${fake.port}/v1/chat/completions`, `http://127.0.0.1:${gateway.port}/v1/chat/completions`, gateway.child.pid!);
     await mcpToolCall(everything.port, gateway.port);
     await conversations(gateway, 1000);
   } finally {

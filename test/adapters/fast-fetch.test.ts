@@ -965,3 +965,240 @@ describe("edge cases, the same as fetch", () => {
     expect(seen).toEqual([["application/x-www-form-urlencoded;charset=UTF-8", "grant_type=client_credentials&scope=a+b"]]);
   });
 });
+
+// ---------------------------------------------------------------------------------------------
+// text/event-stream bodies are cut at the end of every SSE event (`\n\n`) before the SDKs see
+// them, so their splitter gets one event per chunk; other bodies arrive as the socket read them.
+
+describe("fastFetch: SSE reads cut at event ends", () => {
+  const sse = { "content-type": "text/event-stream" };
+  const concat = (chunks: Uint8Array[]) => Buffer.concat(chunks.map((c) => Buffer.from(c.buffer, c.byteOffset, c.byteLength)));
+  const text = (chunk: Uint8Array) => Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString("utf8");
+  /** `n` SSE events, multi-byte characters included (a cut must never split one). */
+  const events = (n: number, end = "\n\n") => Array.from({ length: n }, (_, i) => `data: ${JSON.stringify({ i, text: `tök ${i} ✓` })}${end}`);
+
+  /** A chunk holds at most one event end, and only as its last two bytes. */
+  function expectCutAtEventEnds(chunks: Uint8Array[]): void {
+    for (const chunk of chunks) {
+      const at = text(chunk).indexOf("\n\n");
+      expect(at === -1 || at === text(chunk).length - 2, JSON.stringify(text(chunk))).toBe(true);
+    }
+  }
+
+  it("a burst of 50 events written at once arrives as one chunk per event, byte-identical, as views of the read", async () => {
+    const sent = events(50).join("");
+    const url = route(({ res }) => {
+      res.writeHead(200, sse);
+      res.end(sent);
+    });
+    const response = await fastFetch(url);
+    const chunks = await readAll(response.body!);
+
+    expect(concat(chunks).equals(Buffer.from(sent))).toBe(true);
+    // One write of ~2.5 KB is one or two socket reads: 50+ chunks means the reads were cut.
+    expect(chunks.length).toBeGreaterThanOrEqual(50);
+    expectCutAtEventEnds(chunks);
+    // A chunk not ending an event can only be the end of a socket read that fell mid-event.
+    expect(chunks.filter((c) => !text(c).endsWith("\n\n")).length).toBeLessThanOrEqual(1);
+    expect(text(chunks.at(-1)!).endsWith("\n\n")).toBe(true);
+    // Zero-copy: the parts of one read share its memory.
+    expect(new Set(chunks.map((c) => c.buffer)).size).toBeLessThan(chunks.length);
+  });
+
+  it("the same bytes as text/plain are not cut (the control: one write is far fewer reads than events)", async () => {
+    const sent = events(50).join("");
+    const url = route(({ res }) => {
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.end(sent);
+    });
+    const chunks = await readAll((await fastFetch(url)).body!);
+    expect(concat(chunks).equals(Buffer.from(sent))).toBe(true);
+    expect(chunks.length).toBeLessThan(10);
+  });
+
+  it("a content-type with parameters (text/event-stream; charset=utf-8) is cut as well", async () => {
+    const sent = events(20).join("");
+    const url = route(({ res }) => {
+      res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8" });
+      res.end(sent);
+    });
+    const chunks = await readAll((await fastFetch(url)).body!);
+    expect(concat(chunks).equals(Buffer.from(sent))).toBe(true);
+    expect(chunks.length).toBeGreaterThanOrEqual(20);
+    expectCutAtEventEnds(chunks);
+  });
+
+  it("a large burst over many socket reads stays byte-identical and cut at event ends", async () => {
+    const sent = events(5000).join("");
+    const url = route(({ res }) => {
+      res.writeHead(200, sse);
+      res.end(sent);
+    });
+    const chunks = await readAll((await fastFetch(url)).body!);
+    expect(concat(chunks).equals(Buffer.from(sent))).toBe(true);
+    expect(chunks.length).toBeGreaterThanOrEqual(5000);
+    expectCutAtEventEnds(chunks);
+  });
+
+  it("an event split across two writes reassembles: the first part arrives, then the rest", async () => {
+    const { url, exchange } = hold("sse-split");
+    const pending = fastFetch(url);
+    const { res } = await exchange;
+    const first = 'data: {"n":1}\n\ndata: {"n":2,"half":"ab';
+    const rest = 'cd"}\n\ndata: {"n":3}\n\n';
+    res.writeHead(200, sse);
+    res.write(first);
+    const reader = (await pending).body!.getReader();
+    const chunks: Uint8Array[] = [];
+    // Synchronised on what the client got: read until the first part is in.
+    while (concat(chunks).length < Buffer.byteLength(first)) {
+      const { done, value } = await reader.read();
+      expect(done).toBe(false);
+      chunks.push(value!);
+    }
+    expect(concat(chunks).toString("utf8")).toBe(first);
+    expect(chunks.map(text)).toEqual(['data: {"n":1}\n\n', 'data: {"n":2,"half":"ab']);
+    res.end(rest);
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+    }
+    const all = concat(chunks).toString("utf8");
+    expect(all).toBe(first + rest);
+    expect(all.split("\n\n").filter((e) => e !== "")).toEqual(['data: {"n":1}', 'data: {"n":2,"half":"abcd"}', 'data: {"n":3}']);
+    expectCutAtEventEnds(chunks);
+  });
+
+  it("a \\r\\n\\r\\n-delimited stream is delivered byte-identically (cut less, never wrongly)", async () => {
+    const sent = events(30, "\r\n\r\n").join("") + "event: ping\r\ndata: x\r\n\r\n";
+    const url = route(({ res }) => {
+      res.writeHead(200, sse);
+      res.end(sent);
+    });
+    const chunks = await readAll((await fastFetch(url)).body!);
+    expect(concat(chunks).equals(Buffer.from(sent))).toBe(true);
+  });
+
+  it("an application/json body with blank lines inside is not cut at them", async () => {
+    const sent = `{\n\n"a": 1,\n\n"b": [1,\n\n2, 3],\n\n"c": "x"\n\n}\n\n`;
+    const url = route(({ res }) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(sent);
+    });
+    const chunks = await readAll((await fastFetch(url)).body!);
+    expect(concat(chunks).equals(Buffer.from(sent))).toBe(true);
+    // A small body written at once: the socket's reads as they came (one, on loopback), not
+    // one chunk per blank line.
+    expect(chunks.length).toBeLessThan(6);
+    let offset = 0;
+    for (const chunk of chunks.slice(0, -1)) {
+      offset += chunk.byteLength;
+      expect(sent.slice(0, offset).endsWith("\n\n"), `cut after a blank line at ${offset}`).toBe(false);
+    }
+    expect(JSON.parse(concat(chunks).toString("utf8"))).toEqual({ a: 1, b: [1, 2, 3], c: "x" });
+  });
+
+  it("an application/json body read with json() after touching body is unchanged", async () => {
+    const sent = `{\n\n"a": "b"\n\n}`;
+    const url = route(({ res }) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(sent);
+    });
+    const response = await fastFetch(url);
+    void response.body;
+    expect(await response.json()).toEqual({ a: "b" });
+  });
+
+  describe("through the openai SDK", () => {
+    const chunk = (content: string | null, finish: string | null = null) => ({
+      id: "chatcmpl-sse",
+      object: "chat.completion.chunk",
+      created: 1_700_000_000,
+      model: "gpt-test",
+      choices: [{ index: 0, delta: content === null ? {} : { content }, logprobs: null, finish_reason: finish }],
+    });
+
+    function client(handler: Handler): OpenAI {
+      const prefix = fresh("openai-sse");
+      routes.set(`${prefix}/v1/chat/completions`, handler);
+      return new OpenAI({ apiKey: "k", baseURL: `${base}${prefix}/v1`, fetch: fastFetch, maxRetries: 0 });
+    }
+
+    const ask = { model: "gpt-test", messages: [{ role: "user" as const, content: "Hi" }], stream: true as const };
+
+    it("a 300-chunk stream written in one go yields all 300 chunks in order", async () => {
+      const sent = Array.from({ length: 300 }, (_, i) => chunk(`t${i} ö `));
+      const openai = client(({ res }) => {
+        res.writeHead(200, sse);
+        res.end(sent.map((c) => `data: ${JSON.stringify(c)}\n\n`).join("") + `data: ${JSON.stringify(chunk(null, "stop"))}\n\ndata: [DONE]\n\n`);
+      });
+      const stream = await openai.chat.completions.create(ask);
+      const got: string[] = [];
+      let finish: string | null | undefined;
+      for await (const c of stream) {
+        if (c.choices[0]?.finish_reason) finish = c.choices[0].finish_reason;
+        else got.push(c.choices[0]?.delta.content ?? "<none>");
+      }
+      expect(got).toEqual(sent.map((_, i) => `t${i} ö `));
+      expect(finish).toBe("stop");
+    });
+
+    it.each([
+      ["inside an event's JSON", (second: string) => second.indexOf("spl") + 3],
+      ["between the two newlines of an event end", (second: string) => second.length - 1],
+    ])("an event split %s across two writes still parses", async (_where, cutIn) => {
+      const events = [chunk("first"), chunk("split"), chunk("next")].map((c) => `data: ${JSON.stringify(c)}\n\n`);
+      const body = events.join("") + "data: [DONE]\n\n";
+      const at = events[0]!.length + cutIn(events[1]!);
+      let take!: (exchange: Exchange) => void;
+      const exchange = new Promise<Exchange>((resolve) => (take = resolve));
+      const openai = client((e) => take(e));
+      const streaming = openai.chat.completions.create(ask);
+      const { res } = await exchange;
+      res.writeHead(200, sse);
+      res.write(body.slice(0, at));
+      const iterator = (await streaming)[Symbol.asyncIterator]();
+      // The first event is whole in the first write: once the SDK yields it, the client has
+      // that write; only then does the rest of the split event go out.
+      const first = await iterator.next();
+      expect(first.done ? undefined : first.value.choices[0]?.delta.content).toBe("first");
+      res.end(body.slice(at));
+      const got: string[] = [];
+      for (let step = await iterator.next(); !step.done; step = await iterator.next()) got.push(step.value.choices[0]?.delta.content ?? "");
+      expect(got).toEqual(["split", "next"]);
+    });
+
+    it("a \\r\\n\\r\\n-delimited stream yields every chunk", async () => {
+      const sent = Array.from({ length: 40 }, (_, i) => chunk(`r${i}`));
+      const openai = client(({ res }) => {
+        res.writeHead(200, sse);
+        res.end(sent.map((c) => `data: ${JSON.stringify(c)}\r\n\r\n`).join("") + "data: [DONE]\r\n\r\n");
+      });
+      const got: string[] = [];
+      for await (const c of await openai.chat.completions.create(ask)) got.push(c.choices[0]?.delta.content ?? "");
+      expect(got).toEqual(sent.map((_, i) => `r${i}`));
+    });
+  });
+
+  it("through the @anthropic-ai/sdk SDK: 200 events written in one go are yielded in order", async () => {
+    const deltas = Array.from({ length: 200 }, (_, i) => ({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: `a${i} ` } }));
+    const all = [
+      { type: "message_start", message: { id: "msg_1", type: "message", role: "assistant", model: "claude-test", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } },
+      { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+      ...deltas,
+      { type: "content_block_stop", index: 0 },
+      { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 200 } },
+      { type: "message_stop" },
+    ];
+    const prefix = fresh("anthropic-sse");
+    routes.set(`${prefix}/v1/messages`, ({ res }) => {
+      res.writeHead(200, sse);
+      res.end(all.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join(""));
+    });
+    const anthropic = new Anthropic({ apiKey: "ak", baseURL: `${base}${prefix}`, fetch: fastFetch, maxRetries: 0 });
+    const got: unknown[] = [];
+    for await (const event of await anthropic.messages.create({ model: "claude-test", max_tokens: 16, messages: [{ role: "user", content: "Hi" }], stream: true })) got.push(event);
+    expect(got).toEqual(all);
+  });
+});
