@@ -39,27 +39,7 @@ function responseHeaders(raw: Record<string, string | string[] | undefined>): He
  * The body as a web stream that fails the way fetch's does (a TypeError "terminated" with the
  * socket error as cause), so the SDKs' and adapters' error mapping sees what it knows.
  */
-const EVENT_END = Buffer.from("\n\n");
-
-/**
- * A socket read cut at the ends of its SSE events (views, no copies). The SDKs' SSE splitter
- * (openai 6.x, @anthropic-ai/sdk 1.x) copies the rest of its buffer after every event it takes
- * out, which is quadratic in the events of one read: a burst of 200 token events cost ~35 us of
- * CPU per event; fed one event per chunk it is linear. (openai 7 fixed this upstream, but it
- * needs Node 22.) Any cut is valid SSE chunking, so `\r\n` streams are merely cut less.
- */
-function eventChunks(chunk: Buffer): Uint8Array[] {
-  const parts: Uint8Array[] = [];
-  let start = 0;
-  for (let end = chunk.indexOf(EVENT_END, start); end !== -1; end = chunk.indexOf(EVENT_END, start)) {
-    parts.push(new Uint8Array(chunk.buffer, chunk.byteOffset + start, end + 2 - start));
-    start = end + 2;
-  }
-  if (start < chunk.length) parts.push(new Uint8Array(chunk.buffer, chunk.byteOffset + start, chunk.length - start));
-  return parts;
-}
-
-function webBody(body: Readable, signal: AbortSignal | undefined, sse: boolean): ReadableStream<Uint8Array> {
+function webBody(body: Readable, signal: AbortSignal | undefined): ReadableStream<Uint8Array> {
   // Set once the web side is closed, errored or cancelled: data the socket still delivers
   // after that is dropped, not enqueued on a closed controller.
   let done = false;
@@ -67,8 +47,7 @@ function webBody(body: Readable, signal: AbortSignal | undefined, sse: boolean):
     start(controller) {
       body.on("data", (chunk: Buffer) => {
         if (done) return;
-        if (sse) for (const part of eventChunks(chunk)) controller.enqueue(part);
-        else controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
         if ((controller.desiredSize ?? 1) <= 0) body.pause();
       });
       body.once("end", () => {
@@ -138,7 +117,7 @@ class UndiciResponse {
   }
 
   get body(): ReadableStream<Uint8Array> | null {
-    if (this.#web === undefined) this.#web = webBody(this.#raw!, this.#signal, this.headers.get("content-type")?.includes("text/event-stream") ?? false);
+    if (this.#web === undefined) this.#web = webBody(this.#raw!, this.#signal);
     return this.#web;
   }
 

@@ -6,6 +6,7 @@ import { IdleAbort } from "../idle-abort.ts";
 import type { AdapterOptions, ModelAdapter } from "../types.ts";
 import { fromAnthropicError } from "./errors.ts";
 import { fromMessage } from "./from-response.ts";
+import { messageStreamEvents } from "./sse-events.ts";
 import { toStreamEvents } from "./stream.ts";
 import { toWireParams } from "./to-request.ts";
 
@@ -56,9 +57,9 @@ export function createAnthropicAdapter(options: AdapterOptions): ModelAdapter {
     const guard = new IdleAbort(signal, idleMs);
     try {
       const params = toWireParams(request, options);
-      const events = await client.messages.create({ ...params, stream: true }, { signal: guard.signal });
+      const response = await client.messages.create({ ...params, stream: true }, { signal: guard.signal }).asResponse();
       guard.arm();
-      for await (const event of toStreamEvents(events, options.id)) {
+      for await (const event of toStreamEvents(messageStreamEvents(response, guard.signal), options.id)) {
         guard.pause();
         yield event;
         guard.arm();

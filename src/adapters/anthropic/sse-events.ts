@@ -1,0 +1,31 @@
+/**
+ * The raw events of a streamed Messages response (decoded by ../sse-events.ts), with the
+ * Anthropic SDK's semantics: `ping` and unnamed events are skipped, an `error` event throws the
+ * SDK's APIError with the error's type, events without data are skipped, and data that is not
+ * JSON throws.
+ */
+import { AnthropicError, APIError } from "@anthropic-ai/sdk";
+import type { ErrorType } from "@anthropic-ai/sdk/resources/shared";
+import { sseEvents } from "../sse-events.ts";
+import type { WireStreamEvent } from "./wire.ts";
+
+function errorBody(data: string): unknown {
+  try {
+    return JSON.parse(data);
+  } catch {
+    return data;
+  }
+}
+
+export async function* messageStreamEvents(response: Response, signal: AbortSignal): AsyncGenerator<WireStreamEvent> {
+  if (!response.body) throw new AnthropicError("Attempted to iterate over a response with no body");
+  for await (const { event, data } of sseEvents(response.body, signal)) {
+    if (event === undefined || event === "ping") continue;
+    if (event === "error") {
+      const body = errorBody(data);
+      const type = (body as { error?: { type?: ErrorType } } | undefined)?.error?.type;
+      throw new APIError(undefined, body as object, undefined, response.headers, type);
+    }
+    if (data) yield JSON.parse(data) as WireStreamEvent;
+  }
+}
