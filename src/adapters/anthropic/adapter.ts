@@ -1,6 +1,6 @@
 import Anthropic from "@anthropic-ai/sdk";
 import type { ChatRequest, ChatResult, StreamEvent } from "../../core/index.ts";
-import { fastFetch } from "../fast-fetch.ts";
+import { fastFetch } from "../../core/fast-fetch.ts";
 import { abortedError } from "../http-error.ts";
 import { IdleAbort } from "../idle-abort.ts";
 import type { AdapterOptions, ModelAdapter } from "../types.ts";

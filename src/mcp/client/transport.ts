@@ -10,6 +10,9 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { RemoteServerConfig, ServerConfig, StdioServerConfig } from "../../core/config/index.ts";
+// The SDK's transports call fetch for every message; the undici-based one costs a quarter less
+// CPU per forwarded tools/call than Node's WHATWG fetch (measured through /mcp).
+import { fastFetch } from "../../core/fast-fetch.ts";
 
 export interface OpenedTransport {
   transport: Transport;
@@ -77,18 +80,18 @@ export async function connectClient(client: Client, config: ServerConfig, timeou
   }
   const url = new URL(config.url);
   if (config.transport === "sse") {
-    const transport = hook(new SSEClientTransport(url, { requestInit: remoteInit(config) }), hooks);
+    const transport = hook(new SSEClientTransport(url, { requestInit: remoteInit(config), fetch: fastFetch }), hooks);
     await client.connect(transport, { timeout: timeoutMs });
     return { transport, kind: "sse" };
   }
-  const transport = hook(new StreamableHTTPClientTransport(url, { requestInit: remoteInit(config) }), hooks);
+  const transport = hook(new StreamableHTTPClientTransport(url, { requestInit: remoteInit(config), fetch: fastFetch }), hooks);
   try {
     await client.connect(transport, { timeout: timeoutMs });
     return { transport, kind: "http" };
   } catch (error) {
     if (!looksLikeLegacySse(error)) throw error;
     await transport.close().catch(() => undefined);
-    const sse = hook(new SSEClientTransport(url, { requestInit: remoteInit(config) }), hooks);
+    const sse = hook(new SSEClientTransport(url, { requestInit: remoteInit(config), fetch: fastFetch }), hooks);
     await client.connect(sse, { timeout: timeoutMs });
     return { transport: sse, kind: "sse" };
   }

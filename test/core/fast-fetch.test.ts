@@ -13,7 +13,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import OpenAI from "openai";
 import Anthropic from "@anthropic-ai/sdk";
-import { fastFetch } from "../../src/adapters/fast-fetch.ts";
+import { fastFetch } from "../../src/core/fast-fetch.ts";
 
 // ---------------------------------------------------------------------------------------------
 // The local server: each test registers its own path (unique per test), and gets the request

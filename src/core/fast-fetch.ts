@@ -1,8 +1,10 @@
 /**
- * The `fetch` the provider SDKs use: undici's `request` API behind the fetch signature. Node's
- * global fetch implements the whole WHATWG machinery on every call; for a gateway that makes
- * one upstream call per request that is most of its per-request CPU (measured in bench/: the
- * openai client's call cost halves). Keep-alive connections are pooled per upstream origin.
+ * The `fetch` the provider SDKs and the MCP SDK's HTTP transports use: undici's `request` API
+ * behind the fetch signature. Node's global fetch implements the whole WHATWG machinery on every
+ * call; for a gateway that makes an upstream call per request that is most of its per-request
+ * CPU (measured in bench/: the openai client's call cost halves, a forwarded MCP tools/call
+ * costs a quarter less). Keep-alive connections are pooled per upstream origin; the timeouts are
+ * undici's defaults, the same as Node's fetch.
  */
 import { Readable } from "node:stream";
 import { Agent, request } from "undici";
