@@ -8,7 +8,8 @@
  *
  * As with the SDKs: an event left without its closing blank line at the end is dropped, an abort
  * of `signal` ends the iteration quietly (the adapters ask their IdleAbort why), and a consumer
- * that stops early cancels the rest of the body.
+ * that stops early cancels the rest of the body — unless the stream was complete (see
+ * SseOptions.complete).
  */
 import { createParser } from "eventsource-parser";
 
@@ -18,7 +19,34 @@ export interface SseEvent {
   data: string;
 }
 
-export async function* sseEvents(body: ReadableStream<Uint8Array>, signal: AbortSignal): AsyncGenerator<SseEvent> {
+/** How long the rest of a finished stream is read before the body is cut after all. */
+export const DRAIN_MS = 1000;
+
+export interface SseOptions {
+  /**
+   * Whether the protocol says the stream is complete (Anthropic's message_stop). When the
+   * consumer stops then, the rest of the body (normally just its end) is read in the background
+   * for up to DRAIN_MS, so the connection goes back to the pool instead of being cut: a new TLS
+   * connection per streamed call otherwise.
+   */
+  complete?: () => boolean;
+}
+
+/** Reads what is left of a finished body, then lets go; cuts it if it does not end soon. */
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  const cut = setTimeout(() => void reader.cancel().catch(() => undefined), DRAIN_MS);
+  cut.unref();
+  try {
+    while (!(await reader.read()).done);
+  } catch {
+    // cut, or failed: either way nothing more to do
+  } finally {
+    clearTimeout(cut);
+    reader.releaseLock();
+  }
+}
+
+export async function* sseEvents(body: ReadableStream<Uint8Array>, signal: AbortSignal, options: SseOptions = {}): AsyncGenerator<SseEvent> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   const pending: SseEvent[] = [];
@@ -44,8 +72,17 @@ export async function* sseEvents(body: ReadableStream<Uint8Array>, signal: Abort
     if (signal.aborted) return;
     throw error;
   } finally {
-    // Stopped early or failed: the rest of the body is not wanted (closes the upstream socket).
-    if (!ended) void reader.cancel().catch(() => undefined);
-    reader.releaseLock();
+    if (ended) reader.releaseLock();
+    else if (options.complete?.() && !signal.aborted) {
+      // Usually the end is already here (same read as the last event): wait for it briefly so
+      // the connection is free for a call that follows at once; else it is drained behind.
+      await Promise.race([drain(reader), new Promise((resolve) => setImmediate(resolve))]);
+    }
+    else {
+      // Stopped early or failed: the rest is not wanted (closes the upstream socket, which
+      // also stops the upstream generating).
+      void reader.cancel().catch(() => undefined);
+      reader.releaseLock();
+    }
   }
 }

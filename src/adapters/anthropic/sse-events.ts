@@ -2,7 +2,7 @@
  * The raw events of a streamed Messages response (decoded by ../sse-events.ts), with the
  * Anthropic SDK's semantics: `ping` and unnamed events are skipped, an `error` event throws the
  * SDK's APIError with the error's type, events without data are skipped, and data that is not
- * JSON throws.
+ * JSON throws. After message_stop the body's end is read, so the connection is reused.
  */
 import { AnthropicError, APIError } from "@anthropic-ai/sdk";
 import type { ErrorType } from "@anthropic-ai/sdk/resources/shared";
@@ -19,13 +19,18 @@ function errorBody(data: string): unknown {
 
 export async function* messageStreamEvents(response: Response, signal: AbortSignal): AsyncGenerator<WireStreamEvent> {
   if (!response.body) throw new AnthropicError("Attempted to iterate over a response with no body");
-  for await (const { event, data } of sseEvents(response.body, signal)) {
+  // Once message_stop is out the consumer stops reading; the body's end is still read then.
+  let stopped = false;
+  for await (const { event, data } of sseEvents(response.body, signal, { complete: () => stopped })) {
     if (event === undefined || event === "ping") continue;
     if (event === "error") {
       const body = errorBody(data);
       const type = (body as { error?: { type?: ErrorType } } | undefined)?.error?.type;
       throw new APIError(undefined, body as object, undefined, response.headers, type);
     }
-    if (data) yield JSON.parse(data) as WireStreamEvent;
+    if (!data) continue;
+    const parsed = JSON.parse(data) as WireStreamEvent;
+    stopped ||= parsed.type === "message_stop";
+    yield parsed;
   }
 }
