@@ -22,6 +22,7 @@ export const SWITCH_SPECS: Record<QuirkSwitchName, SwitchSpec> = {
   flattenContent: flag,
   toolCallIds: oneOf("as-is", "alnum9"),
   bridgeUserAfterTool: flag,
+  prefixTrailingAssistant: flag,
   functionNames: oneOf("as-is", "gemini"),
   toolSchemas: oneOf("as-is", "gemini"),
   thoughtSignatures: flag,

@@ -53,6 +53,12 @@ export interface QuirkSwitches {
    * Mistral: "Unexpected role 'user' after role 'tool'" (code 3230).
    */
   bridgeUserAfterTool: boolean;
+  /**
+   * A conversation that ends with an assistant message (a prefill the model should continue) is
+   * sent with `prefix: true` on it, Mistral's way of saying so. Without it: "Expected last role
+   * User or Tool (or Assistant with prefix True) for serving but got assistant" (code 3230).
+   */
+  prefixTrailingAssistant: boolean;
 
   // ---- Gemini (OpenAI-compatible endpoint) ----
 

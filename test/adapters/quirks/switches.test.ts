@@ -11,7 +11,7 @@ import { DEEPSEEK_REASONING_REFUSED, deepseekMissingReasoning } from "../../help
 import { GEMINI_INVALID_NAME, GEMINI_MISSING_SIGNATURE, GEMINI_TURN_ORDER } from "../../helpers/strict-fakes/gemini.ts";
 import { GLM_ILLEGAL_MESSAGES } from "../../helpers/strict-fakes/glm.ts";
 import { localFamily, VLLM_AUTO_TOOL_CHOICE } from "../../helpers/strict-fakes/local.ts";
-import { MISTRAL_USER_AFTER_TOOL, mistralIdError } from "../../helpers/strict-fakes/mistral.ts";
+import { MISTRAL_TRAILING_ASSISTANT, MISTRAL_USER_AFTER_TOOL, mistralIdError } from "../../helpers/strict-fakes/mistral.ts";
 import {
   GROQ_FAIL_TRIGGER,
   GROQ_TOOL_USE_FAILED,
@@ -104,6 +104,19 @@ describe.each(MODES)("quirk switches (%s)", (mode: Mode) => {
       expect(f.rejections[0]!.body).toMatchObject({ type: "invalid_request_message_order", code: "3230" });
       await callModel(adapterFor(f, "mistral"), request(followUp), mode);
       expect(f.requests.at(-1)!.body.messages.slice(-3).map((m: any) => m.role)).toEqual(["tool", "assistant", "user"]);
+    });
+
+    it("prefixTrailingAssistant: a prefill (assistant message last) -> 3230 off, sent with prefix: true on", async () => {
+      const f = await start("mistral");
+      const prefill: Message[] = [...opening(), { role: "assistant", content: [{ type: "text", text: "The weather in Paris is" }] }];
+      const off = adapterFor(f, { preset: "mistral", prefixTrailingAssistant: false });
+      expectProviderError(await rejectionOf(callModel(off, request(prefill), mode)), 400, MISTRAL_TRAILING_ASSISTANT);
+      expect(f.rejections[0]!.body).toMatchObject({ type: "invalid_request_message_order", code: "3230" });
+      await callModel(adapterFor(f, "mistral"), request(prefill), mode);
+      const sent = f.requests.at(-1)!.body.messages;
+      expect(sent.at(-1)).toEqual({ role: "assistant", content: "The weather in Paris is", prefix: true });
+      // Only the last message: earlier assistant turns are history, not a prefix.
+      expect(sent.slice(0, -1).some((m: any) => "prefix" in m)).toBe(false);
     });
   });
 

@@ -5,6 +5,7 @@ import type { FakeFamily, Rejection, Rule } from "./strict-fake.ts";
 
 export const MISTRAL_USER_AFTER_TOOL = "Unexpected role 'user' after role 'tool'";
 export const MISTRAL_TOOL_AFTER_USER = "Unexpected role 'tool' after role 'user'";
+export const MISTRAL_TRAILING_ASSISTANT = "Expected last role User or Tool (or Assistant with prefix True) for serving but got assistant";
 export const mistralIdError = (id: string) => `Tool call id was ${id} but must be a-z, A-Z, 0-9, with a length of 9.`;
 
 /** Mistral's own error shape: the error object at the top level. */
@@ -33,7 +34,7 @@ const roleOrder: Rule = (body) => {
   }
   const last = list.at(-1);
   if (last?.role === "assistant" && last.prefix !== true) {
-    return mistralError("Expected last role User or Tool (or Assistant with prefix True) for serving but got assistant", "invalid_request_message_order", "3230");
+    return mistralError(MISTRAL_TRAILING_ASSISTANT, "invalid_request_message_order", "3230");
   }
   return undefined;
 };

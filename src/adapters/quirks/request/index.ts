@@ -7,7 +7,7 @@
 import type { ChatRequest } from "../../../core/index.ts";
 import { FunctionNameMap } from "../function-names.ts";
 import type { QuirkSwitches } from "../types.ts";
-import { bridgeUserAfterTool } from "./bridge.ts";
+import { bridgeUserAfterTool, prefixTrailingAssistant } from "./bridge.ts";
 import { assistantContentString, flattenContent } from "./content-shape.ts";
 import type { RequestContext, RequestStep } from "./context.ts";
 import { functionNamesOf, renameFunctions } from "./function-names.ts";
@@ -45,6 +45,7 @@ function stepsFor(quirks: QuirkSwitches): RequestStep[] {
     [quirks.assistantContentString, assistantContentString],
     [quirks.ensureUserMessage, ensureUserMessage],
     [quirks.bridgeUserAfterTool, bridgeUserAfterTool],
+    [quirks.prefixTrailingAssistant, prefixTrailingAssistant],
     [quirks.toolCallIds === "alnum9", alnum9ToolCallIds],
     [quirks.toolChoice === "omit-auto", omitAutoToolChoice],
     [quirks.stripToolFieldsWithoutTools, stripToolFieldsWithoutTools],

@@ -28,6 +28,8 @@ export interface WireRequestMessage {
   reasoning_content?: string;
   reasoning?: string;
   reasoning_details?: unknown;
+  /** Mistral: a trailing assistant message the model continues (prefixTrailingAssistant). */
+  prefix?: boolean;
 }
 
 export interface WireRequestTool {
