@@ -39,7 +39,7 @@ export class Exchange {
     const base = toChatCompletionParams(request, options.requestOptions) as unknown as WireRequest;
     const prepared = options.requestQuirks.apply(base, request);
     this.body = prepared.body as unknown as ChatCompletionCreateParamsNonStreaming;
-    this.response = new ResponseQuirks({ provider, quirks, names: prepared.names, toolsOffered: Boolean(prepared.body.tools?.length) });
+    this.response = new ResponseQuirks({ provider, quirks, names: prepared.names, tools: prepared.body.tools ?? [] });
     this.context = { provider, model: request.model };
   }
 

@@ -113,3 +113,80 @@ describe("Hermes text tool calls through the adapter (vllm preset)", () => {
     }
   });
 });
+
+// GLM-4.5/4.7 print their calls with key/value tags inside the same <tool_call> tags.
+const GLM_WEATHER = "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call>";
+const GLM_FORECAST =
+  "<tool_call>forecast\n<arg_key>city</arg_key>\n<arg_value>10115</arg_value>\n<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n" +
+  '<arg_key>units</arg_key><arg_value>["C","F"]</arg_value>\n<arg_key>detail</arg_key>\n<arg_value>{"hourly": true}</arg_value>\n</tool_call>';
+const GLM_CONTENT = `Let me look.\n${GLM_WEATHER}\n${GLM_FORECAST}`;
+/** As the forecast tool declares them: `city` is a string, the rest is not. */
+const forecastStrings = (tool: string, argument: string) => tool === "forecast" && argument === "city";
+
+describe("GLM text tool calls: parser", () => {
+  it("name and key/value pairs become a call; values are JSON unless the argument is a string", () => {
+    const { text, calls } = extractHermesToolCalls(GLM_CONTENT, forecastStrings);
+    expect(text).toBe("Let me look.\n");
+    expect(calls.map((call) => ({ name: call.name, arguments: JSON.parse(call.arguments) }))).toEqual([
+      { name: "get_weather", arguments: { city: "Paris" } },
+      // "10115" stays text (a string argument, though it reads as a number); 3, the array and the object are JSON.
+      { name: "forecast", arguments: { city: "10115", days: 3, units: ["C", "F"], detail: { hourly: true } } },
+    ]);
+  });
+
+  it("without a declared type, a value that is JSON is read as JSON, any other stays text (as vLLM does)", () => {
+    const { calls } = extractHermesToolCalls("<tool_call>f<arg_key>n</arg_key><arg_value>42</arg_value><arg_key>s</arg_key><arg_value>hi there</arg_value></tool_call>");
+    expect(JSON.parse(calls[0]!.arguments)).toEqual({ n: 42, s: "hi there" });
+  });
+
+  it("a call without arguments is a call with {}", () => {
+    expect(extractHermesToolCalls("<tool_call>get_time</tool_call>").calls).toEqual([{ name: "get_time", arguments: "{}" }]);
+  });
+
+  it("anything else inside the tags is not a call: the text stays as it was", () => {
+    for (const content of ["<tool_call>two words</tool_call>", "<tool_call>f<arg_key>a</arg_key>dangling</tool_call>", "<tool_call></tool_call>"]) {
+      const { text, calls } = extractHermesToolCalls(content);
+      expect(calls, content).toEqual([]);
+      expect(text, content).toBe(content);
+    }
+  });
+
+  it("one character per delta gives the same calls and text as the whole message", () => {
+    const whole = extractHermesToolCalls(GLM_CONTENT, forecastStrings);
+    const parser = new HermesToolCallParser(forecastStrings);
+    const outputs = [...GLM_CONTENT].map((char) => parser.push(char));
+    const last = parser.end();
+    expect(outputs.map((o) => o.text).join("") + last.text).toBe(whole.text);
+    expect([...outputs.flatMap((o) => o.calls), ...last.calls]).toEqual(whole.calls);
+  });
+});
+
+describe("GLM text tool calls through the adapter (vllm preset): string arguments come from the offered tools", () => {
+  let upstream: FakeUpstream;
+  beforeAll(async () => {
+    upstream = await startFakeUpstream((req, res) => {
+      const message = { content: GLM_CONTENT, finish: "stop" };
+      if (req.body.stream) sendSse(res, renderSse(message, "glm-4.5-air", { piece: 4 }));
+      else sendJson(res, 200, renderCompletion(message, "glm-4.5-air"));
+    });
+  });
+  afterAll(() => upstream.close());
+
+  const forecastTool = {
+    name: "forecast",
+    inputSchema: { type: "object", properties: { city: { type: "string" }, days: { type: "integer" }, units: { type: "array" }, detail: { type: "object" } } },
+  };
+  const weatherTool = { name: "get_weather", inputSchema: { type: "object", properties: { city: { type: "string" } } } };
+
+  for (const mode of ["complete", "stream"] as const) {
+    it(`${mode}: both calls, typed by the offered schemas, finish read as tool_calls`, async () => {
+      const result = await callModel(adapterFor(`${upstream.url}/v1`, "vllm"), request(opening(), { tools: [weatherTool, forecastTool] }), mode);
+      expect(result.stopReason).toBe("tool_calls");
+      expect(textOf(result.message)).toBe("Let me look.\n");
+      expect(callsOf(result.message).map((c) => [c.name, c.arguments])).toEqual([
+        ["get_weather", { city: "Paris" }],
+        ["forecast", { city: "10115", days: 3, units: ["C", "F"], detail: { hourly: true } }],
+      ]);
+    });
+  }
+});

@@ -8,6 +8,8 @@ import { isJsonObject } from "../../json-object.ts";
 import type { WireChunk, WireMessageFields } from "../../openai-chat/wire-types.ts";
 import { firstChoice } from "../../openai-chat/wire-types.ts";
 import type { FunctionNameMap } from "../function-names.ts";
+import type { WireRequestTool } from "../request/wire.ts";
+import type { StringArgument } from "./hermes-tool-calls.ts";
 import type { QuirkSwitches } from "../types.ts";
 import { ProviderNotes } from "./provider-notes.ts";
 import { FunctionNamesStep } from "./steps/function-names-step.ts";
@@ -24,8 +26,17 @@ export interface ResponseQuirksOptions {
   quirks: QuirkSwitches;
   /** Names renamed in the request, to map back. */
   names?: FunctionNameMap | undefined;
-  /** Whether the request offered tools (printed calls count only then). */
-  toolsOffered: boolean;
+  /** The tools the request offered, as sent (printed calls count only when there are some). */
+  tools: readonly WireRequestTool[];
+}
+
+/** Whether the offered tool declares this argument a string (read by GLM's text tool calls). */
+function stringArguments(tools: readonly WireRequestTool[]): StringArgument {
+  const byName = new Map(tools.map((tool) => [tool.function.name, tool.function.parameters]));
+  return (tool, argument) => {
+    const properties = (byName.get(tool) as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties;
+    return properties?.[argument]?.type === "string";
+  };
 }
 
 function buildSteps(options: ResponseQuirksOptions, notes: ProviderNotes): DeltaStep[] {
@@ -33,7 +44,7 @@ function buildSteps(options: ResponseQuirksOptions, notes: ProviderNotes): Delta
   const steps: DeltaStep[] = [];
   if (quirks.reasoningDetails) steps.push(new ReasoningDetailsStep(notes));
   if (quirks.thinkTags) steps.push(new ThinkTagsStep(notes));
-  if (quirks.textToolCalls === "hermes" && options.toolsOffered) steps.push(new TextToolCallsStep());
+  if (quirks.textToolCalls === "hermes" && options.tools.length > 0) steps.push(new TextToolCallsStep(stringArguments(options.tools)));
   if (quirks.objectArguments) steps.push(new ObjectArgumentsStep());
   if (names && names.renamed > 0) steps.push(new FunctionNamesStep(names));
   if (quirks.thoughtSignatures) steps.push(new ThoughtSignaturesStep(notes));

@@ -3,7 +3,7 @@
  * added to `tool_calls` as one whole fragment, which the base translation then treats like any
  * native call (the finish reason "stop" such servers report becomes tool_calls there).
  */
-import { HermesToolCallParser } from "../hermes-tool-calls.ts";
+import { HermesToolCallParser, type StringArgument } from "../hermes-tool-calls.ts";
 import type { DeltaStep, LooseDelta, LooseToolCall } from "../wire.ts";
 import { contentText } from "../../../openai-chat/from-response.ts";
 import { synthesizeToolCallId } from "../../../openai-chat/tool-call.ts";
@@ -15,8 +15,12 @@ import { synthesizeToolCallId } from "../../../openai-chat/tool-call.ts";
 const FIRST_TEXT_CALL_INDEX = 10_000;
 
 export class TextToolCallsStep implements DeltaStep {
-  private readonly parser = new HermesToolCallParser();
+  private readonly parser: HermesToolCallParser;
   private count = 0;
+
+  constructor(stringArgument: StringArgument) {
+    this.parser = new HermesToolCallParser(stringArgument);
+  }
 
   apply(delta: LooseDelta, final: boolean): LooseDelta {
     const text = contentText(delta.content);
