@@ -52,16 +52,21 @@ export async function* sseEvents(body: ReadableStream<Uint8Array>, signal: Abort
   const pending: SseEvent[] = [];
   const parser = createParser({ onEvent: ({ event, data }) => pending.push({ event, data }) });
   let ended = false;
+  let lastText = "";
   try {
     for (;;) {
       const read = await reader.read();
       if (read.done) {
         ended = true;
-        // A final line end settles a body that ends in "\r" (which a next read could have
-        // turned into "\r\n"); an event without its blank line still stays unterminated.
-        parser.feed(`${decoder.decode()}\n`);
+        const tail = decoder.decode();
+        if (tail !== "") lastText = tail;
+        // A body ending in "\r" (which a next read could have turned into "\r\n") gets its line
+        // end settled; an event without its blank line stays unterminated, as with the SDKs.
+        parser.feed(lastText.endsWith("\r") ? `${tail}\n` : tail);
       } else {
-        parser.feed(decoder.decode(read.value, { stream: true }));
+        const text = decoder.decode(read.value, { stream: true });
+        if (text !== "") lastText = text;
+        parser.feed(text);
       }
       // Taken out first: the consumer may stop (return) at any yield.
       const ready = pending.splice(0);

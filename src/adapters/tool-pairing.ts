@@ -12,10 +12,16 @@ function unanswered(call: ToolCallBlock): ToolResultBlock {
   return { type: "tool_result", callId: call.id, name: call.name, content: [{ type: "text", text: UNANSWERED_RESULT_TEXT }], isError: true };
 }
 
-/** The results in `messages[from..]` up to the next assistant message, by call id (first wins). */
-function resultsUntilNextAssistant(messages: readonly Message[], from: number): Map<string, ToolResultBlock> {
+/**
+ * The results after an assistant message, by call id (first wins): past the assistant messages
+ * right after it (one turn's parallel calls split over several messages, answered together),
+ * then up to the next assistant message.
+ */
+function resultsOfTurn(messages: readonly Message[], from: number): Map<string, ToolResultBlock> {
   const results = new Map<string, ToolResultBlock>();
-  for (let i = from; i < messages.length && messages[i]!.role !== "assistant"; i++) {
+  let i = from;
+  while (i < messages.length && messages[i]!.role === "assistant") i++;
+  for (; i < messages.length && messages[i]!.role !== "assistant"; i++) {
     const message = messages[i]!;
     if (message.role !== "tool") continue;
     for (const result of message.content) if (!results.has(result.callId)) results.set(result.callId, result);
@@ -39,7 +45,7 @@ function isPaired(messages: readonly Message[]): boolean {
 
 /**
  * The history with each assistant message's calls answered by one tool message right after it,
- * in call order: results found before the next assistant message move up next to their call,
+ * in call order: results found before the next assistant turn move up next to their call,
  * calls without one get the placeholder error result, and results of no call there are dropped.
  * A history that already pairs up is returned as is.
  */
@@ -52,7 +58,7 @@ export function pairToolResults(messages: readonly Message[]): readonly Message[
     if (message.role !== "assistant") return;
     const calls = message.content.filter((block): block is ToolCallBlock => block.type === "tool_call");
     if (calls.length === 0) return;
-    const results = resultsUntilNextAssistant(messages, index + 1);
+    const results = resultsOfTurn(messages, index + 1);
     out.push({ role: "tool", content: calls.map((call) => results.get(call.id) ?? unanswered(call)) });
   });
   return out;

@@ -6,10 +6,9 @@
  * costs a quarter less). Keep-alive connections are pooled per upstream origin; the timeouts are
  * undici's defaults, the same as Node's fetch.
  */
+import { getMaxListeners, setMaxListeners } from "node:events";
 import { Readable } from "node:stream";
 import { Agent, request } from "undici";
-
-const dispatcher = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000 });
 
 type UndiciBody = Parameters<typeof request>[1] extends infer O ? (O extends { body?: infer B } ? B : never) : never;
 
@@ -94,7 +93,7 @@ type UndiciResponseData = Awaited<ReturnType<typeof request>>;
  */
 class UndiciResponse {
   readonly status: number;
-  readonly statusText = "";
+  readonly statusText: string;
   readonly ok: boolean;
   readonly redirected = false;
   readonly type = "basic";
@@ -112,6 +111,7 @@ class UndiciResponse {
   ) {
     this.#signal = signal;
     this.status = response.statusCode;
+    this.statusText = response.statusText ?? "";
     this.ok = response.statusCode >= 200 && response.statusCode < 300;
     this.headers = responseHeaders(response.headers);
     this.#raw = empty ? null : response.body;
@@ -163,11 +163,33 @@ class UndiciResponse {
   }
 }
 
-export const fastFetch: typeof fetch = async (input, init) => {
+/**
+ * undici adds an abort listener per request in flight to the caller's signal; the MCP
+ * transports share one signal across all their calls. Node's fetch raises the limit the same
+ * way, so many concurrent calls do not print a MaxListenersExceededWarning.
+ */
+function allowManyListeners(signal: AbortSignal | null | undefined): void {
+  if (signal && getMaxListeners(signal) < 1500) setMaxListeners(1500, signal);
+}
+
+export interface FastFetchOptions {
+  /** How long an idle keep-alive connection is kept (ms); undici's default is 4 s, as Node's fetch. */
+  keepAliveTimeout?: number;
+  keepAliveMaxTimeout?: number;
+}
+
+/** A fetch over its own connection pool. */
+export function createFastFetch(options: FastFetchOptions = {}): typeof fetch {
+  const dispatcher = new Agent(options);
+  return (input, init) => fastRequest(dispatcher, input, init);
+}
+
+async function fastRequest(dispatcher: Agent, input: Parameters<typeof fetch>[0], init: Parameters<typeof fetch>[1]): Promise<Response> {
   // Not what the SDKs send for chat calls (a Request, or an upload body undici would not
   // encode the way fetch does): the platform fetch, exactly.
   if ((input instanceof Request && init === undefined) || init?.body instanceof FormData || init?.body instanceof URLSearchParams) return fetch(input, init);
   const url = requestUrl(input);
+  allowManyListeners(init?.signal);
   const response = await request(url, {
     method: (init?.method ?? "GET") as "GET",
     headers: headerRecord(init?.headers),
@@ -179,4 +201,11 @@ export const fastFetch: typeof fetch = async (input, init) => {
   if (empty) response.body.resume();
   // The SDKs read only the members UndiciResponse has (see its comment).
   return new UndiciResponse(response, url, empty, init?.signal ?? undefined) as unknown as Response;
-};
+}
+
+/**
+ * The provider SDKs' fetch. Idle connections are kept 30 s (providers' servers keep them at
+ * least that long, and say so when they do not; a reuse that loses the race is a retryable
+ * connection error for the gateway).
+ */
+export const fastFetch: typeof fetch = createFastFetch({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000 });

@@ -156,9 +156,25 @@ describe("pairToolResults: repairs", () => {
     expect(texts).not.toContain("result of a");
   });
 
-  it("results never cross an assistant message without calls", () => {
+  it("assistant messages right after the call belong to its turn: results after them still count", () => {
     const history: Message[] = [user("Weather?"), assistant(call("a")), said("Still waiting."), tool(result("a"))];
-    expect(pairToolResults(history)).toEqual([user("Weather?"), assistant(call("a")), tool(placeholder("a")), said("Still waiting.")]);
+    expect(pairToolResults(history)).toEqual([user("Weather?"), assistant(call("a")), tool(result("a")), said("Still waiting.")]);
+  });
+
+  it("parallel calls split over back-to-back assistant messages keep their real results", () => {
+    const history: Message[] = [user("Weather and time?"), assistant(call("a")), assistant(call("b")), tool(result("a", "sunny")), tool(result("b", "14:05"))];
+    expect(pairToolResults(history)).toEqual([
+      user("Weather and time?"),
+      assistant(call("a")),
+      tool(result("a", "sunny")),
+      assistant(call("b")),
+      tool(result("b", "14:05")),
+    ]);
+  });
+
+  it("results never cross into a later turn (an assistant message after a user message)", () => {
+    const history: Message[] = [user("Weather?"), assistant(call("a")), user("Hm?"), said("Still waiting."), tool(result("a"))];
+    expect(pairToolResults(history)).toEqual([user("Weather?"), assistant(call("a")), tool(placeholder("a")), user("Hm?"), said("Still waiting.")]);
   });
 
   it("duplicate results for one id: the first wins", () => {

@@ -607,6 +607,34 @@ describe("fastFetch specifics", () => {
     expect(response).toBeInstanceOf(Response);
     expect(seen).toEqual([["PUT", "1", "payload"]]);
   });
+
+  it("statusText is the server's reason phrase (the MCP SDK puts it in its errors)", async () => {
+    const url = route(({ res }) => {
+      res.statusCode = 405;
+      res.end();
+    });
+    const response = await fastFetch(url, { method: "POST", body: "{}" });
+    expect(response.status).toBe(405);
+    expect(response.statusText).toBe("Method Not Allowed");
+    await response.text();
+  });
+
+  it("many concurrent calls sharing one signal (as the MCP transports do) raise no MaxListenersExceededWarning", async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on("warning", onWarning);
+    try {
+      const url = route(({ res }) => res.end("ok"));
+      const shared = new AbortController().signal;
+      const responses = await Promise.all(Array.from({ length: 25 }, () => fastFetch(url, { method: "POST", body: "{}", signal: shared })));
+      expect(await Promise.all(responses.map((r) => r.text()))).toEqual(Array(25).fill("ok"));
+      // Warnings are emitted on process.nextTick: let that pass before looking.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((w) => w.name === "MaxListenersExceededWarning")).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
 });
 
 // ---------------------------------------------------------------------------------------------

@@ -203,6 +203,29 @@ describe("streamChat: a burst of events leaves in one chunk", () => {
     expectIntervalsCleared(intervals);
   });
 
+  it("a source that never pauses (each delta a check phase later) still streams: a burst stops at 64 KB", async () => {
+    const deltas = Array.from({ length: 2000 }, (_, i) => `${"x".repeat(190)}${String(i).padStart(6, "0")}`);
+    let produced = 0;
+    const { handle } = await start(async function* () {
+      yield { type: "start", id: "resp_1", model: "m" };
+      yield { type: "text_start" };
+      for (const delta of deltas) {
+        await new Promise((resolve) => setImmediate(resolve));
+        produced++;
+        yield { type: "text_delta", delta };
+      }
+      yield { type: "text_end", text: deltas.join("") };
+      yield { type: "done", result: result(deltas.join("")) };
+    });
+    const reader = handle.response.body!.getReader();
+    const first = await readChunk(reader);
+    // Far from all 2000 deltas (about 500 KB of frames) were waited for before the first write.
+    expect(produced).toBeLessThan(deltas.length / 2);
+    expect(first.length).toBeLessThan(64 * 1024 + 1024);
+    const rest = await readChunks(reader);
+    expect(contents([first, ...rest].flatMap(payloads))).toEqual(deltas);
+  });
+
   it("with stream_options.include_usage the usage chunk comes after the finish, before [DONE]", async () => {
     const { handle } = await start(
       async function* () {

@@ -22,6 +22,9 @@ const encoder = new TextEncoder();
 const frame = (payload: object | string) => `data: ${typeof payload === "string" ? payload : JSON.stringify(payload)}\n\n`;
 const HEARTBEAT = encoder.encode(": keep-alive\n\n");
 
+/** A burst joined into one write stops growing here (a source that never pauses still streams). */
+const MAX_BURST_CHARS = 64 * 1024;
+
 /** Resolves in the event loop's next check phase: after everything already received is handled. */
 const nextCheckPhase = () => new Promise<undefined>((resolve) => setImmediate(() => resolve(undefined)));
 
@@ -53,28 +56,36 @@ export async function streamChat(prepared: PreparedChat, deps: ChatDeps, control
 
   let resolveFinished!: (outcome: LoopOutcome | undefined) => void;
   const finished = new Promise<LoopOutcome | undefined>((resolve) => (resolveFinished = resolve));
-  const queue: string[] = [frame(chunks.opening())];
+  const queue: string[] = [];
+  let queuedChars = 0;
+  const push = (...frames: string[]) => {
+    for (const text of frames) {
+      queue.push(text);
+      queuedChars += text.length;
+    }
+  };
+  push(frame(chunks.opening()));
   let pending: Promise<Step> | undefined = first.done ? Promise.resolve(first) : undefined;
   let ended = false;
 
   const emit = async (step: Step): Promise<void> => {
     if (!step.done) {
       const chunk = chunks.fromEvent(step.value);
-      if (chunk) queue.push(frame(chunk));
+      if (chunk) push(frame(chunk));
       return;
     }
     const outcome = step.value;
     await rememberHiddenSteps(outcome, deps, prepared.tenant);
-    queue.push(frame(chunks.finish(toFinishReason(outcome.stopReason), gatewayInfo(outcome))));
-    if (prepared.includeUsage) queue.push(frame(chunks.usage(outcome.usage)));
-    queue.push(frame("[DONE]"));
+    push(frame(chunks.finish(toFinishReason(outcome.stopReason), gatewayInfo(outcome))));
+    if (prepared.includeUsage) push(frame(chunks.usage(outcome.usage)));
+    push(frame("[DONE]"));
     ended = true;
     resolveFinished(outcome);
   };
   const fail = (error: unknown) => {
     const failure = toGatewayError(error);
     const visible = deps.scrub ? failure.withMessage(deps.scrub(failure.message)) : failure;
-    queue.push(frame(visible.toJSON()), frame("[DONE]"));
+    push(frame(visible.toJSON()), frame("[DONE]"));
     ended = true;
     resolveFinished(undefined);
   };
@@ -105,7 +116,7 @@ export async function streamChat(prepared: PreparedChat, deps: ChatDeps, control
         while (queue.length === 0 && !ended) await emit(await nextStep());
         // Events the loop can produce without waiting on the network (the rest of an upstream
         // read, a burst of tokens) leave in the same write: one syscall per burst, not per token.
-        while (!ended) {
+        while (!ended && queuedChars < MAX_BURST_CHARS) {
           pending ??= loop.next();
           const ready = await Promise.race([pending, nextCheckPhase()]);
           if (!ready) break;
@@ -120,6 +131,7 @@ export async function streamChat(prepared: PreparedChat, deps: ChatDeps, control
         lastWrite = Date.now();
         stream.enqueue(encoder.encode(queue.join("")));
         queue.length = 0;
+        queuedChars = 0;
       }
       if (ended) {
         clearInterval(heartbeat);

@@ -52,6 +52,8 @@ describe("sseChunks", () => {
 
   it("drops an event left unterminated at the end of the body (as the SDK does)", async () => {
     expect(await collect(responseOf([event({ n: 1 }), 'data: {"n":2}']))).toEqual([{ n: 1 }]);
+    // One line end is not the blank line that ends an event.
+    expect(await collect(responseOf([event({ n: 1 }), 'data: {"n":2}\n']))).toEqual([{ n: 1 }]);
   });
 
   it("an event carrying `error` throws the SDK's APIError with the provider's error and headers", async () => {
