@@ -4,7 +4,7 @@
  * text that cannot be the start of a tag.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { extractHermesToolCalls, HermesToolCallParser } from "../../../src/adapters/quirks/index.ts";
+import { extractHermesToolCalls, extractTextToolCalls, HermesToolCallParser, TextToolCallParser } from "../../../src/adapters/quirks/index.ts";
 import { sendJson, sendSse, startFakeUpstream, type FakeUpstream } from "../../helpers/fake-upstream.ts";
 import { renderCompletion, renderSse } from "../../helpers/strict-fakes/render.ts";
 import { adapterFor, callModel, callsOf, collect, opening, request, textOf } from "./harness.ts";
@@ -186,6 +186,87 @@ describe("GLM text tool calls through the adapter (vllm preset): string argument
       expect(callsOf(result.message).map((c) => [c.name, c.arguments])).toEqual([
         ["get_weather", { city: "Paris" }],
         ["forecast", { city: "10115", days: 3, units: ["C", "F"], detail: { hourly: true } }],
+      ]);
+    });
+  }
+});
+
+// Gemma 4: its own tags, bare keys, strings between <|"|> tokens.
+const Q = '<|"|>';
+const GEMMA_WEATHER = `<|tool_call>call:get_weather{city:${Q}Paris, "16e"${Q}}<tool_call|>`;
+const GEMMA_FORECAST = `<|tool_call>call:forecast{city:${Q}10115${Q},days:3,metric:true,note:null,units:[${Q}C${Q},${Q}F${Q}],detail:{hourly:false,step:1.5}}<tool_call|>`;
+const GEMMA_CONTENT = `Checking.\n${GEMMA_WEATHER}\n${GEMMA_FORECAST}`;
+
+describe("Gemma 4 text tool calls: parser", () => {
+  it("bare keys, <|\"|> strings (kept exactly, quotes and commas included), scalars, lists and nested dicts", () => {
+    const { text, calls } = extractTextToolCalls(GEMMA_CONTENT);
+    expect(text).toBe("Checking.\n");
+    expect(calls.map((call) => ({ name: call.name, arguments: JSON.parse(call.arguments) }))).toEqual([
+      { name: "get_weather", arguments: { city: 'Paris, "16e"' } },
+      { name: "forecast", arguments: { city: "10115", days: 3, metric: true, note: null, units: ["C", "F"], detail: { hourly: false, step: 1.5 } } },
+    ]);
+  });
+
+  it("JSON-quoted keys and strings are read too; a call without a body has no arguments", () => {
+    expect(extractTextToolCalls('<|tool_call>call:f{"a":"x","b":[1,2]}<tool_call|>').calls).toEqual([{ name: "f", arguments: '{"a":"x","b":[1,2]}' }]);
+    expect(extractTextToolCalls("<|tool_call>call:get_time{}<tool_call|>").calls).toEqual([{ name: "get_time", arguments: "{}" }]);
+    expect(extractTextToolCalls("<|tool_call>call:get_time<tool_call|>").calls).toEqual([{ name: "get_time", arguments: "{}" }]);
+  });
+
+  it("what does not read as a call stays text, exactly as it came", () => {
+    for (const content of [
+      "<|tool_call>get_weather{city:1}<tool_call|>",
+      `<|tool_call>call:f{city:${Q}unterminated}<tool_call|>`,
+      "<|tool_call>call:f{a:1,,b:2}<tool_call|>",
+      "<|tool_call>call:f{a:1} trailing<tool_call|>",
+      "<|tool_call>call:two words{}<tool_call|>",
+    ]) {
+      const { text, calls } = extractTextToolCalls(content);
+      expect(calls, content).toEqual([]);
+      expect(text, content).toBe(content);
+    }
+  });
+
+  it("one character per delta gives the same calls and text; no tag fragment is ever shown", () => {
+    const whole = extractTextToolCalls(GEMMA_CONTENT);
+    const parser = new TextToolCallParser();
+    const outputs = [...GEMMA_CONTENT].map((char) => parser.push(char));
+    const last = parser.end();
+    expect(outputs.map((o) => o.text).join("") + last.text).toBe(whole.text);
+    expect([...outputs.flatMap((o) => o.calls), ...last.calls]).toEqual(whole.calls);
+    expect(outputs.map((o) => o.text).join("")).not.toContain("<");
+  });
+
+  it("Hermes, GLM and Gemma calls in one content are all found, text between them kept", () => {
+    const { text, calls } = extractTextToolCalls(`A ${WEATHER} B ${GLM_WEATHER} C ${GEMMA_WEATHER} D`);
+    expect(calls.map((call) => call.name)).toEqual(["get_weather", "get_weather", "get_weather"]);
+    expect(text).toBe("A B C D");
+  });
+});
+
+describe("Gemma 4 text tool calls through the adapter (vllm preset)", () => {
+  let upstream: FakeUpstream;
+  beforeAll(async () => {
+    upstream = await startFakeUpstream((req, res) => {
+      const message = { content: GEMMA_CONTENT, finish: "stop" };
+      if (req.body.stream) sendSse(res, renderSse(message, "gemma-4-31b-it", { piece: 3 }));
+      else sendJson(res, 200, renderCompletion(message, "gemma-4-31b-it"));
+    });
+  });
+  afterAll(() => upstream.close());
+
+  for (const mode of ["complete", "stream"] as const) {
+    it(`${mode}: real tool calls, the text without them, finish read as tool_calls`, async () => {
+      const tools = [
+        { name: "get_weather", inputSchema: { type: "object", properties: { city: { type: "string" } } } },
+        { name: "forecast", inputSchema: { type: "object" } },
+      ];
+      const result = await callModel(adapterFor(`${upstream.url}/v1`, "vllm"), request(opening(), { tools }), mode);
+      expect(result.stopReason).toBe("tool_calls");
+      expect(textOf(result.message)).toBe("Checking.\n");
+      expect(callsOf(result.message).map((c) => [c.name, c.arguments])).toEqual([
+        ["get_weather", { city: 'Paris, "16e"' }],
+        ["forecast", { city: "10115", days: 3, metric: true, note: null, units: ["C", "F"], detail: { hourly: false, step: 1.5 } }],
       ]);
     });
   }

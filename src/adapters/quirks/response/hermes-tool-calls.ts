@@ -72,8 +72,13 @@ export function parseHermesCall(inner: string, stringArgument: StringArgument = 
   return parseGlmCall(inner, stringArgument);
 }
 
-export class HermesToolCallParser {
-  constructor(private readonly stringArgument: StringArgument = () => false) {}
+/** Calls between an opening and a closing tag, streamed; what is inside is read by `parse`. */
+export class TaggedCallParser {
+  constructor(
+    private readonly open: string,
+    private readonly close: string,
+    private readonly parse: (inner: string) => TextToolCall | undefined,
+  ) {}
 
   private inCall = false;
   private buffer = "";
@@ -101,36 +106,36 @@ export class HermesToolCallParser {
 
   /** Emits text up to an opening tag; true when one was found (the loop goes on inside it). */
   private openCall(out: HermesOutput): boolean {
-    const open = this.buffer.indexOf(OPEN);
+    const open = this.buffer.indexOf(this.open);
     if (open === -1) {
-      const keep = partialTagLength(this.buffer, OPEN);
+      const keep = partialTagLength(this.buffer, this.open);
       this.emit(out, this.buffer.slice(0, this.buffer.length - keep));
       this.buffer = this.buffer.slice(this.buffer.length - keep);
       return false;
     }
     this.emit(out, this.buffer.slice(0, open));
-    this.buffer = this.buffer.slice(open + OPEN.length);
+    this.buffer = this.buffer.slice(open + this.open.length);
     this.inCall = true;
     return true;
   }
 
   /** Waits for the closing tag; true when the call is complete. */
   private closeCall(out: HermesOutput): boolean {
-    const close = this.buffer.indexOf(CLOSE);
+    const close = this.buffer.indexOf(this.close);
     if (close === -1) return false;
-    this.finishCall(out, this.buffer.slice(0, close), CLOSE);
-    this.buffer = this.buffer.slice(close + CLOSE.length);
+    this.finishCall(out, this.buffer.slice(0, close), this.close);
+    this.buffer = this.buffer.slice(close + this.close.length);
     this.inCall = false;
     return true;
   }
 
   private finishCall(out: HermesOutput, inner: string, closing: string): void {
-    const call = parseHermesCall(inner, this.stringArgument);
+    const call = this.parse(inner);
     if (call) {
       out.calls.push(call);
       this.afterCall = true;
     } else {
-      this.emit(out, OPEN + inner + closing);
+      this.emit(out, this.open + inner + closing);
     }
   }
 
@@ -138,6 +143,13 @@ export class HermesToolCallParser {
     const shown = this.afterCall ? text.trimStart() : text;
     if (shown !== "") this.afterCall = false;
     out.text += shown;
+  }
+}
+
+/** `<tool_call>…</tool_call>` with a Hermes JSON or a GLM key/value body. */
+export class HermesToolCallParser extends TaggedCallParser {
+  constructor(stringArgument: StringArgument = () => false) {
+    super(OPEN, CLOSE, (inner) => parseHermesCall(inner, stringArgument));
   }
 }
 

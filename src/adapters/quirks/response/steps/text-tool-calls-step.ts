@@ -3,7 +3,8 @@
  * added to `tool_calls` as one whole fragment, which the base translation then treats like any
  * native call (the finish reason "stop" such servers report becomes tool_calls there).
  */
-import { HermesToolCallParser, type StringArgument } from "../hermes-tool-calls.ts";
+import type { StringArgument } from "../hermes-tool-calls.ts";
+import { TextToolCallParser } from "../text-tool-calls.ts";
 import type { DeltaStep, LooseDelta, LooseToolCall } from "../wire.ts";
 import { contentText } from "../../../openai-chat/from-response.ts";
 import { synthesizeToolCallId } from "../../../openai-chat/tool-call.ts";
@@ -15,11 +16,11 @@ import { synthesizeToolCallId } from "../../../openai-chat/tool-call.ts";
 const FIRST_TEXT_CALL_INDEX = 10_000;
 
 export class TextToolCallsStep implements DeltaStep {
-  private readonly parser: HermesToolCallParser;
+  private readonly parser: TextToolCallParser;
   private count = 0;
 
   constructor(stringArgument: StringArgument) {
-    this.parser = new HermesToolCallParser(stringArgument);
+    this.parser = new TextToolCallParser(stringArgument);
   }
 
   apply(delta: LooseDelta, final: boolean): LooseDelta {
