@@ -1,0 +1,78 @@
+/**
+ * `npm run bench:profile`: where the gateway's CPU goes for one scenario. Runs the gateway
+ * in-process (from src) against the benchmark's fake upstream, samples it with the V8 profiler
+ * while a separate process loads it, writes bench/profile.cpuprofile (open it in Chrome DevTools
+ * or speedscope) and prints the gateway's CPU per request and its costliest functions and
+ * packages (self time).
+ *
+ *   npm run bench:profile -- [--stream] [--long] [--connections N] [--seconds N]
+ *
+ * --long asks the fake for 200-chunk answers (per-event cost); the default is a short answer.
+ */
+import { spawn } from "node:child_process";
+import { Session } from "node:inspector/promises";
+import { writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { resolveConfig } from "../src/core/config/index.ts";
+import { createGateway } from "../src/gateway/runtime.ts";
+import { listen } from "../src/gateway/http/listen.ts";
+import { freePort, start } from "./processes.ts";
+import { summarize } from "./profile-summary.ts";
+
+const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
+const { values } = parseArgs({
+  options: {
+    stream: { type: "boolean", default: false },
+    long: { type: "boolean", default: false },
+    connections: { type: "string", default: "16" },
+    seconds: { type: "string", default: "5" },
+  },
+});
+
+function load(url: string, seconds: string, body: string): Promise<{ rps: number; total: number; p50: number; p99: number; errors: number }> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [join(root, "bench", "load.mjs"), url, values.connections!, seconds, body, JSON.stringify({ "x-mcp-servers": "none" })], { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    child.stdout.on("data", (data: Buffer) => (out += data.toString()));
+    child.once("exit", (code) => (code === 0 ? done(JSON.parse(out)) : fail(new Error(`load exited ${code}`))));
+  });
+}
+
+async function main(): Promise<void> {
+  const fakePort = await freePort();
+  const fake = await start(process.execPath, [join(root, "bench", "fake-upstream.mjs")], { env: { PORT: String(fakePort) }, ready: /listening/, port: fakePort });
+  const config = resolveConfig({ providers: { fake: { type: "openai", baseURL: `http://127.0.0.1:${fakePort}/v1` } }, gateway: { maxConcurrentRequests: 4096, retries: { attempts: 1 } } }, process.env);
+  const gateway = await createGateway(config);
+  const server = await listen(gateway.app, "127.0.0.1", 0);
+  const body = JSON.stringify({ model: "fake/m", stream: values.stream, messages: [{ role: "user", content: values.long ? "long-answer" : "Say hello" }] });
+  const url = `${server.url}/v1/chat/completions`;
+  try {
+    await load(url, "1", body); // warm-up: JIT, connection pools
+    const session = new Session();
+    session.connect();
+    await session.post("Profiler.enable");
+    await session.post("Profiler.setSamplingInterval", { interval: 100 });
+    await session.post("Profiler.start");
+    const cpu = process.cpuUsage();
+    const result = await load(url, values.seconds!, body);
+    const used = process.cpuUsage(cpu);
+    const { profile } = await session.post("Profiler.stop");
+    session.disconnect();
+    const file = join(root, "bench", "profile.cpuprofile");
+    writeFileSync(file, JSON.stringify(profile));
+    const cpuMs = (used.user + used.system) / 1000 / Math.max(1, result.total);
+    process.stdout.write(`${result.rps.toFixed(0)} req/s, ${result.errors} errors, ${cpuMs.toFixed(3)} ms of gateway CPU per request (profiler on)\n`);
+    process.stdout.write(`${summarize(profile, root)}\nprofile written to ${file}\n`);
+  } finally {
+    await server.close(1000);
+    await gateway.close();
+    await fake.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});
