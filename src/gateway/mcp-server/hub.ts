@@ -135,7 +135,11 @@ export class McpHub {
   private sessionIdSeq = 0;
   /** URI -> the server the gateway subscribed to it upstream. */
   private readonly upstreamSubscriptions = new Map<string, string>();
-  /** The level last forwarded to the upstream servers by `logging/setLevel` (re-applied after a restart). */
+  /**
+   * The level last forwarded to the upstream servers by `logging/setLevel` (re-applied after a
+   * restart): the most verbose any connected client asked for; each client is then filtered to
+   * its own level.
+   */
   private upstreamLogLevel: LoggingLevel | undefined;
   private stopWatching: (() => void) | undefined;
   private stopWatchingReady: (() => void) | undefined;
@@ -454,6 +458,7 @@ export class McpHub {
     this.sessions.delete(session.id);
     for (const f of this.inflight) if (f.session === session) this.inflight.delete(f);
     await Promise.all([...session.subscriptions].map((uri) => this.unsubscribe(session, uri).catch(() => undefined)));
+    if (session.logLevel !== undefined) await this.relaxUpstreamLevel();
   }
 
   /** Closes every client session (on shutdown). */
@@ -628,15 +633,46 @@ export class McpHub {
     );
   }
 
-  /** Records the client's level and forwards it to every upstream server that logs (and to each one that restarts later). */
+  /** The most verbose level any connected client asked for, if any did. */
+  private wantedUpstreamLevel(): LoggingLevel | undefined {
+    let most: number | undefined;
+    for (const session of this.sessions.values()) {
+      if (session.logLevel !== undefined) most = Math.min(most ?? LEVELS.length, LEVELS.indexOf(session.logLevel));
+    }
+    return most === undefined ? undefined : LEVELS[most];
+  }
+
+  /**
+   * Records the client's level. The upstream servers that log get the most verbose level any
+   * connected client wants (and each one that restarts later gets it again): one client asking
+   * for "error" must not silence the "debug" another asked for. Each client still receives only
+   * its own level and above.
+   */
   async setLevel(session: DownstreamSession, level: LoggingLevel, extra: RequestExtra): Promise<void> {
     session.logLevel = level;
-    this.upstreamLogLevel = level;
+    const wanted = this.wantedUpstreamLevel() ?? level;
+    if (wanted === this.upstreamLogLevel) return;
+    this.upstreamLogLevel = wanted;
     const loggers = this.upstreams().filter((u) => u.capabilities.logging !== undefined);
     await Promise.all(
       loggers.map((u) =>
-        forwardRequest(u.client, "logging/setLevel", { level }, ResultSchema, { extra, timeoutMs: u.timeoutMs, progress: this.progress }).catch((error: unknown) =>
+        forwardRequest(u.client, "logging/setLevel", { level: wanted }, ResultSchema, { extra, timeoutMs: u.timeoutMs, progress: this.progress }).catch((error: unknown) =>
           this.logger.warn({ server: u.name, err: String(error) }, "forwarding logging/setLevel failed"),
+        ),
+      ),
+    );
+  }
+
+  /** After a client left: the upstream servers need only what the remaining clients want. */
+  private async relaxUpstreamLevel(): Promise<void> {
+    const wanted = this.wantedUpstreamLevel();
+    if (wanted === undefined || wanted === this.upstreamLogLevel) return;
+    this.upstreamLogLevel = wanted;
+    const loggers = this.upstreams().filter((u) => u.capabilities.logging !== undefined);
+    await Promise.all(
+      loggers.map((u) =>
+        u.client.request({ method: "logging/setLevel", params: { level: wanted } }, ResultSchema, { timeoutMs: u.timeoutMs }).catch((error: unknown) =>
+          this.logger.warn({ server: u.name, err: String(error) }, "raising the upstream logging level failed"),
         ),
       ),
     );
