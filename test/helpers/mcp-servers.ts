@@ -51,9 +51,20 @@ export function tempDir(prefix: string): { path: string; remove: () => void } {
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+  // A killed orphan whose new parent (pid 1 in a container) has not reaped it yet is a zombie:
+  // it is dead, and signals still "reach" it.
+  return !isZombie(pid);
+}
+
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return false;
   }
 }
 

@@ -11,7 +11,7 @@ import { silentLogger } from "../../src/core/logger.ts";
 import { Backoff } from "../../src/mcp/client/backoff.ts";
 import { McpPool } from "../../src/mcp/pool.ts";
 import type { ToolRegistry } from "../../src/mcp/registry/registry.ts";
-import { callTool, faultServerEntry, isAlive, logLines, resultText, serverBin, tempDir } from "../helpers/mcp-servers.ts";
+import { callTool, FAULT_SERVER, faultServerEntry, isAlive, logLines, resultText, serverBin, tempDir } from "../helpers/mcp-servers.ts";
 
 const pools: McpPool[] = [];
 const dirs: { remove: () => void }[] = [];
@@ -159,6 +159,30 @@ describe("McpPool life cycle", () => {
     expect(late.isError).toBe(true);
     expect(resultText(late)).toContain("not available (closed)");
     expect(pool.connection("polite")!.pid).toBeNull();
+  });
+
+  it("a stubborn server below a wrapper (sh -c, as npx or uvx are) is ended too, not left orphaned", async () => {
+    const dir = tempDir("mcp-gw-wrapped-");
+    dirs.push(dir);
+    const log = join(dir.path, "wrapped.log");
+    // "; true" keeps sh as the parent (no exec): the SDK's SIGTERM/SIGKILL reach sh only.
+    const command = `'${process.execPath}' --import tsx '${FAULT_SERVER}'; true`;
+    const pool = makePool({
+      wrapped: { command: "sh", args: ["-c", command], cwd: join(FAULT_SERVER, "..", "..", ".."), env: { FAULT_LOG: log, FAULT_STUBBORN: "1", FAULT_FILLERS: "0" } },
+    });
+    await pool.start();
+    const wrapper = pool.connection("wrapped")!.pid!;
+    const ready = logLines(log).find((line) => line.startsWith("ready "));
+    const server = Number(ready?.slice("ready ".length));
+    expect(server).toBeGreaterThan(0);
+    expect(server).not.toBe(wrapper);
+    expect(isAlive(server)).toBe(true);
+
+    await pool.close();
+
+    expect(isAlive(wrapper)).toBe(false);
+    expect(isAlive(server), "the real server below the wrapper").toBe(false);
+    expect(logLines(log)).toEqual(expect.arrayContaining(["stdin-closed-ignored", "sigterm-ignored"]));
   });
 
   it("a closed pool restarts nothing: a server crashing during close is not brought back", async () => {

@@ -18,6 +18,7 @@ import { Backoff } from "./backoff.ts";
 import { StderrTail } from "./stderr-tail.ts";
 import { connectClient, type OpenedTransport } from "./transport.ts";
 import { handlerRegistry, upstreamClient, type UpstreamClient, type UpstreamHandlers } from "./upstream.ts";
+import { descendantsOf, endProcesses, type ProcessRef } from "./process-tree.ts";
 
 export type ServerStatus = "starting" | "ready" | "failed" | "disabled" | "closed";
 
@@ -335,9 +336,14 @@ export class McpConnection {
     if (this.connecting) await this.connecting;
   }
 
-  /** Closes for good: no more restarts; the SDK escalates SIGTERM/SIGKILL for a stubborn child. */
+  /**
+   * Closes for good: no more restarts. The SDK escalates SIGTERM/SIGKILL for a stubborn child;
+   * processes that child started (the real server below an `npx` or `sh -c` wrapper) are ended
+   * after it, so none outlives the gateway.
+   */
   async close(): Promise<void> {
     this.closed = true;
+    const below = descendantsOf(this.pid);
     clearTimeout(this.retryTimer);
     // A start in progress is ended, not awaited: a server that never answers initialize would
     // otherwise hold shutdown up to the start-up timeout (30 s by default).
@@ -350,7 +356,8 @@ export class McpConnection {
     this.opened = undefined;
     this.toolList = [];
     this.setState({ status: "closed" });
-    if (client) await this.closeClient(client);
+    if (client) await this.closeClient(client, below);
+    else await endProcesses(below);
   }
 
   /**
@@ -359,13 +366,18 @@ export class McpConnection {
    * wait, close() could resolve while a stubborn child was still alive. Bounded, in case a
    * grandchild keeps the child's pipes open.
    */
-  private async closeClient(client: Client): Promise<void> {
+  private async closeClient(client: Client, below: readonly ProcessRef[] = []): Promise<void> {
     await client.close().catch(() => undefined);
+    // The child is gone now; what it started (a server below a wrapper, holding the pipes open)
+    // is ended alongside the wait, so the wait ends with it.
+    const ending = endProcesses(below);
     const closed = this.transportClosed.get(client);
-    if (!closed) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([closed, new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)))]);
-    clearTimeout(timer);
+    if (closed) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([closed, new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)))]);
+      clearTimeout(timer);
+    }
+    await ending;
   }
 
   /** The stdio child's pid (tests and diagnostics). */
