@@ -170,19 +170,45 @@ describe("McpPool life cycle", () => {
     const pool = makePool({
       wrapped: { command: "sh", args: ["-c", command], cwd: join(FAULT_SERVER, "..", "..", ".."), env: { FAULT_LOG: log, FAULT_STUBBORN: "1", FAULT_FILLERS: "0" } },
     });
-    await pool.start();
-    const wrapper = pool.connection("wrapped")!.pid!;
-    const ready = logLines(log).find((line) => line.startsWith("ready "));
-    const server = Number(ready?.slice("ready ".length));
-    expect(server).toBeGreaterThan(0);
-    expect(server).not.toBe(wrapper);
-    expect(isAlive(server)).toBe(true);
+    let server = 0;
+    try {
+      await pool.start();
+      const wrapper = pool.connection("wrapped")!.pid!;
+      const ready = logLines(log).find((line) => line.startsWith("ready "));
+      server = Number(ready?.slice("ready ".length));
+      expect(server).toBeGreaterThan(0);
+      expect(server).not.toBe(wrapper);
+      expect(isAlive(server)).toBe(true);
 
-    await pool.close();
+      await pool.close();
 
-    expect(isAlive(wrapper)).toBe(false);
-    expect(isAlive(server), "the real server below the wrapper").toBe(false);
-    expect(logLines(log)).toEqual(expect.arrayContaining(["stdin-closed-ignored", "sigterm-ignored"]));
+      expect(isAlive(wrapper)).toBe(false);
+      expect(isAlive(server), "the real server below the wrapper").toBe(false);
+      expect(logLines(log)).toEqual(expect.arrayContaining(["stdin-closed-ignored", "sigterm-ignored"]));
+    } finally {
+      if (server > 0 && isAlive(server)) process.kill(server, "SIGKILL");
+    }
+  });
+
+  it("a server below a wrapper that never answers initialize is ended with the failed start, not left behind", async () => {
+    const dir = tempDir("mcp-gw-wrapped-stuck-");
+    dirs.push(dir);
+    const pidFile = join(dir.path, "stuck.pid");
+    const stuck = hanging(pidFile);
+    const command = `${[stuck.command, ...stuck.args].map((part) => `'${part.replaceAll("'", "'\\''")}'`).join(" ")}; true`;
+    const pool = makePool({ wrapped: { command: "sh", args: ["-c", command] } }, { startupTimeoutMs: 500, backoff: () => new Backoff(60_000, 60_000) });
+    let server = 0;
+    try {
+      await pool.start();
+      expect(pool.connection("wrapped")!.status).toMatchObject({ status: "failed" });
+      expect(existsSync(pidFile)).toBe(true);
+      server = Number(readFileSync(pidFile, "utf8"));
+      // The failed start has already ended it: before close(), which would otherwise be the last chance.
+      expect(isAlive(server), "the real server below the wrapper").toBe(false);
+      await pool.close();
+    } finally {
+      if (server > 0 && isAlive(server)) process.kill(server, "SIGKILL");
+    }
   });
 
   it("a closed pool restarts nothing: a server crashing during close is not brought back", async () => {

@@ -18,7 +18,7 @@ import { Backoff } from "./backoff.ts";
 import { StderrTail } from "./stderr-tail.ts";
 import { connectClient, type OpenedTransport } from "./transport.ts";
 import { handlerRegistry, upstreamClient, type UpstreamClient, type UpstreamHandlers } from "./upstream.ts";
-import { descendantsOf, endProcesses, type ProcessRef } from "./process-tree.ts";
+import { endProcesses, markedProcesses, newMarker } from "./server-processes.ts";
 
 export type ServerStatus = "starting" | "ready" | "failed" | "disabled" | "closed";
 
@@ -96,6 +96,8 @@ export class McpConnection {
   private startingClient: Client | undefined;
   /** Resolves when a client's transport has closed (for stdio: the child has exited). */
   private readonly transportClosed = new WeakMap<Client, Promise<void>>();
+  /** Each stdio start's environment marker: finds what the start left running (server-processes.ts). */
+  private readonly markers = new WeakMap<Client, string>();
 
   constructor(
     readonly config: ServerConfig,
@@ -160,10 +162,13 @@ export class McpConnection {
       }),
     );
     this.startingClient = client;
+    const marker = newMarker();
+    this.markers.set(client, marker);
     try {
       const opened = await connectClient(client, this.config, this.options.startupTimeoutMs ?? 30_000, {
         onStderr: (text) => this.onStderr(text),
         onMessage: (message) => this.routeProgress(message),
+        marker,
       });
       if (this.closed) {
         await this.closeClient(client);
@@ -185,7 +190,7 @@ export class McpConnection {
         this.upstreamView = undefined;
         this.opened = undefined;
       }
-      await client.close().catch(() => undefined);
+      await this.closeClient(client);
       this.fail(error);
     } finally {
       this.startingClient = undefined;
@@ -271,6 +276,9 @@ export class McpConnection {
     this.client = undefined;
     this.upstreamView = undefined;
     this.opened = undefined;
+    // What the dead start left running (a server below a crashed wrapper) goes before a new one starts.
+    const marker = this.markers.get(client);
+    if (marker) void endProcesses(markedProcesses(marker));
     // A server that ran for a while before dying is restarted promptly; one that dies right
     // after starting keeps climbing the backoff.
     if (Date.now() - this.connectedAt > STABLE_AFTER_MS) this.backoff.reset();
@@ -343,7 +351,6 @@ export class McpConnection {
    */
   async close(): Promise<void> {
     this.closed = true;
-    const below = descendantsOf(this.pid);
     clearTimeout(this.retryTimer);
     // A start in progress is ended, not awaited: a server that never answers initialize would
     // otherwise hold shutdown up to the start-up timeout (30 s by default).
@@ -356,8 +363,7 @@ export class McpConnection {
     this.opened = undefined;
     this.toolList = [];
     this.setState({ status: "closed" });
-    if (client) await this.closeClient(client, below);
-    else await endProcesses(below);
+    if (client) await this.closeClient(client);
   }
 
   /**
@@ -366,11 +372,12 @@ export class McpConnection {
    * wait, close() could resolve while a stubborn child was still alive. Bounded, in case a
    * grandchild keeps the child's pipes open.
    */
-  private async closeClient(client: Client, below: readonly ProcessRef[] = []): Promise<void> {
+  private async closeClient(client: Client): Promise<void> {
     await client.close().catch(() => undefined);
-    // The child is gone now; what it started (a server below a wrapper, holding the pipes open)
-    // is ended alongside the wait, so the wait ends with it.
-    const ending = endProcesses(below);
+    // The child is gone now; what its start left running (a server below a wrapper, holding the
+    // pipes open) is ended alongside the wait, so the wait ends with it.
+    const marker = this.markers.get(client);
+    const ending = marker ? endProcesses(markedProcesses(marker)) : Promise.resolve();
     const closed = this.transportClosed.get(client);
     if (closed) {
       let timer: NodeJS.Timeout | undefined;

@@ -11,6 +11,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { RemoteServerConfig, ServerConfig, StdioServerConfig } from "../../core/config/index.ts";
 import { createFastFetch } from "../../core/fast-fetch.ts";
+import { MARKER_VARIABLE } from "./server-processes.ts";
 
 
 /**
@@ -32,12 +33,13 @@ export interface OpenedTransport {
   kind: "stdio" | "http" | "sse";
 }
 
-export function stdioTransport(config: StdioServerConfig): OpenedTransport {
+export function stdioTransport(config: StdioServerConfig, marker?: string): OpenedTransport {
   const transport = new StdioClientTransport({
     command: config.command,
     args: config.args,
-    // Claude Desktop semantics: a minimal inherited environment plus the server's own env.
-    env: { ...getDefaultEnvironment(), ...config.env },
+    // Claude Desktop semantics: a minimal inherited environment plus the server's own env, and
+    // the start's marker, which finds the processes it leaves behind (server-processes.ts).
+    env: { ...getDefaultEnvironment(), ...config.env, ...(marker ? { [MARKER_VARIABLE]: marker } : {}) },
     ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
     stderr: "pipe",
   });
@@ -50,6 +52,8 @@ export interface TransportHooks {
   onStderr?: (text: string) => void;
   /** Every incoming message, synchronously and in order, before the SDK's Protocol handles it. */
   onMessage?: (message: JSONRPCMessage) => void;
+  /** Put in a stdio child's environment (see server-processes.ts). */
+  marker?: string;
 }
 
 /**
@@ -74,7 +78,7 @@ function remoteInit(config: RemoteServerConfig): RequestInit {
  */
 export async function connectClient(client: Client, config: ServerConfig, timeoutMs: number, hooks: TransportHooks = {}): Promise<OpenedTransport> {
   if (config.transport === "stdio") {
-    const opened = stdioTransport(config);
+    const opened = stdioTransport(config, hooks.marker);
     // Listen to stderr before the child starts: a server that fails at start-up explains why
     // on stderr, and that output must be in its error (it used to be attached only after a
     // successful connect, so a failing server's error never had its stderr tail).
