@@ -15,7 +15,9 @@ import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { pino } from "pino";
 import { resolveConfig } from "../src/core/config/index.ts";
+import { createLogger } from "../src/core/logger.ts";
 import { createGateway } from "../src/gateway/runtime.ts";
 import { listen } from "../src/gateway/http/listen.ts";
 import { freePort, start } from "./processes.ts";
@@ -44,7 +46,9 @@ async function main(): Promise<void> {
   const fakePort = await freePort();
   const fake = await start(process.execPath, [join(root, "bench", "fake-upstream.mjs")], { env: { PORT: String(fakePort) }, ready: /listening/, port: fakePort });
   const config = resolveConfig({ providers: { fake: { type: "openai", baseURL: `http://127.0.0.1:${fakePort}/v1` } }, gateway: { maxConcurrentRequests: 4096, retries: { attempts: 1 } } }, process.env);
-  const gateway = await createGateway(config);
+  // Info level as in production (the log line is part of the cost), written nowhere: the
+  // summary is what this prints.
+  const gateway = await createGateway(config, { logger: createLogger({ level: "info", destination: pino.destination({ dest: "/dev/null", sync: false }) }) });
   const server = await listen(gateway.app, "127.0.0.1", 0);
   const body = JSON.stringify({ model: "fake/m", stream: values.stream, messages: [{ role: "user", content: values.long ? "long-answer" : "Say hello" }] });
   const url = `${server.url}/v1/chat/completions`;

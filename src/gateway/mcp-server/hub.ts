@@ -141,6 +141,7 @@ export class McpHub {
    * its own level.
    */
   private upstreamLogLevel: LoggingLevel | undefined;
+  private closingSessions = false;
   private stopWatching: (() => void) | undefined;
   private stopWatchingReady: (() => void) | undefined;
   private readonly logger: Logger;
@@ -463,6 +464,7 @@ export class McpHub {
 
   /** Closes every client session (on shutdown). */
   async closeSessions(): Promise<void> {
+    this.closingSessions = true;
     await Promise.all([...this.sessions.values()].map((s) => s.server.close().catch(() => undefined)));
     this.sessions.clear();
   }
@@ -656,15 +658,18 @@ export class McpHub {
     const loggers = this.upstreams().filter((u) => u.capabilities.logging !== undefined);
     await Promise.all(
       loggers.map((u) =>
-        forwardRequest(u.client, "logging/setLevel", { level: wanted }, ResultSchema, { extra, timeoutMs: u.timeoutMs, progress: this.progress }).catch((error: unknown) =>
-          this.logger.warn({ server: u.name, err: String(error) }, "forwarding logging/setLevel failed"),
-        ),
+        forwardRequest(u.client, "logging/setLevel", { level: wanted }, ResultSchema, { extra, timeoutMs: u.timeoutMs, progress: this.progress }).catch((error: unknown) => {
+          // Not known to be in force: the next setLevel sends it again rather than skipping.
+          if (this.upstreamLogLevel === wanted) this.upstreamLogLevel = undefined;
+          this.logger.warn({ server: u.name, err: String(error) }, "forwarding logging/setLevel failed");
+        }),
       ),
     );
   }
 
   /** After a client left: the upstream servers need only what the remaining clients want. */
   private async relaxUpstreamLevel(): Promise<void> {
+    if (this.closingSessions) return; // shutting down: the servers close next
     const wanted = this.wantedUpstreamLevel();
     if (wanted === undefined || wanted === this.upstreamLogLevel) return;
     this.upstreamLogLevel = wanted;

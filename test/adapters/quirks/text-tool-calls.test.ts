@@ -271,3 +271,50 @@ describe("Gemma 4 text tool calls through the adapter (vllm preset)", () => {
     });
   }
 });
+
+describe("text tool calls: only offered tools count", () => {
+  const offered = (name: string) => name === "get_weather";
+
+  it("text that merely mentions the tags stays text, exactly", () => {
+    for (const content of ["The <tool_call> and </tool_call> tags", "Wrap each call in <tool_call>...</tool_call>.", "Gemma writes <|tool_call>call:anything{}<tool_call|>."]) {
+      const { text, calls } = extractTextToolCalls(content, { offered });
+      expect(calls, content).toEqual([]);
+      expect(text, content).toBe(content);
+    }
+  });
+
+  it("a call of an offered tool is taken, in any of the formats", () => {
+    const { calls } = extractTextToolCalls(`${WEATHER} ${GLM_WEATHER} ${GEMMA_WEATHER}`, { offered });
+    expect(calls.map((call) => call.name)).toEqual(["get_weather", "get_weather", "get_weather"]);
+  });
+
+  it("GLM keys never run past their own </arg_key>, and __proto__ is an ordinary argument", () => {
+    expect(extractTextToolCalls("<tool_call>f<arg_key>a</arg_key>junk<arg_key>b</arg_key><arg_value>1</arg_value></tool_call>").calls).toEqual([]);
+    const { calls } = extractTextToolCalls("<tool_call>f<arg_key>__proto__</arg_key><arg_value>{\"x\":1}</arg_value></tool_call>");
+    expect(calls).toHaveLength(1);
+    expect(Object.getOwnPropertyNames(JSON.parse(calls[0]!.arguments))).toEqual(["__proto__"]);
+  });
+});
+
+describe("text tool calls through the adapter: a model writing about the tags is not calling anything", () => {
+  let upstream: FakeUpstream;
+  const ABOUT_TAGS = "Models print calls between <tool_call> and </tool_call> tags.";
+  beforeAll(async () => {
+    upstream = await startFakeUpstream((req, res) => {
+      const message = { content: ABOUT_TAGS, finish: "stop" };
+      if (req.body.stream) sendSse(res, renderSse(message, "qwen3", { piece: 2 }));
+      else sendJson(res, 200, renderCompletion(message, "qwen3"));
+    });
+  });
+  afterAll(() => upstream.close());
+
+  for (const mode of ["complete", "stream"] as const) {
+    it(`${mode}: the text is kept whole and the turn ends with stop`, async () => {
+      const tools = [{ name: "get_weather", inputSchema: { type: "object", properties: { city: { type: "string" } } } }];
+      const result = await callModel(adapterFor(`${upstream.url}/v1`, "vllm"), request(opening(), { tools }), mode);
+      expect(callsOf(result.message)).toEqual([]);
+      expect(textOf(result.message)).toBe(ABOUT_TAGS);
+      expect(result.stopReason).toBe("stop");
+    });
+  }
+});

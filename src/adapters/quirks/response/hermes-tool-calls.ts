@@ -10,8 +10,10 @@
 import { parseToolArguments } from "../../tool-arguments.ts";
 import { partialTagLength } from "./partial-tag.ts";
 
-const OPEN = "<tool_call>";
-const CLOSE = "</tool_call>";
+export const HERMES_OPEN = "<tool_call>";
+export const HERMES_CLOSE = "</tool_call>";
+const OPEN = HERMES_OPEN;
+const CLOSE = HERMES_CLOSE;
 
 export interface TextToolCall {
   name: string;
@@ -28,7 +30,8 @@ export interface HermesOutput {
 export type StringArgument = (tool: string, argument: string) => boolean;
 
 const GLM_NAME = /^[\w.:/-]+$/;
-const GLM_ARGUMENT = /<arg_key>([\s\S]*?)<\/arg_key>\s*<arg_value>([\s\S]*?)<\/arg_value>\s*/y;
+// Keys hold no "<" (so a key never runs on past its own </arg_key>); values may.
+const GLM_ARGUMENT = /<arg_key>([^<]*)<\/arg_key>\s*<arg_value>([\s\S]*?)<\/arg_value>\s*/y;
 
 /** A GLM value: its text for string arguments, else the JSON it spells, else its text. */
 function glmValue(text: string, isString: boolean): unknown {
@@ -45,7 +48,8 @@ function parseGlmCall(inner: string, stringArgument: StringArgument): TextToolCa
   const start = inner.indexOf("<arg_key>");
   const name = (start === -1 ? inner : inner.slice(0, start)).trim();
   if (!GLM_NAME.test(name)) return undefined;
-  const args: Record<string, unknown> = {};
+  // No prototype: a key such as "__proto__" is an ordinary argument.
+  const args: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   const pairs = start === -1 ? "" : inner.slice(start);
   GLM_ARGUMENT.lastIndex = 0;
   let match: RegExpExecArray | null;
@@ -82,6 +86,12 @@ export class TaggedCallParser {
 
   private inCall = false;
   private buffer = "";
+  /**
+   * Inside a call: its body so far, before `buffer` (which then holds only what could still be
+   * the start of the closing tag, plus the newest delta). Searching one growing string again on
+   * every delta was quadratic: seconds for a long call streamed in small pieces.
+   */
+  private body: string[] = [];
   /** Right after a call, whitespace (the newline between calls) is dropped, not shown. */
   private afterCall = false;
 
@@ -99,7 +109,8 @@ export class TaggedCallParser {
     this.buffer = "";
     const out: HermesOutput = { text: "", calls: [] };
     if (!this.inCall) this.emit(out, held);
-    else this.finishCall(out, held, "");
+    else this.finishCall(out, this.body.join("") + held, "");
+    this.body = [];
     this.inCall = false;
     return out;
   }
@@ -122,8 +133,15 @@ export class TaggedCallParser {
   /** Waits for the closing tag; true when the call is complete. */
   private closeCall(out: HermesOutput): boolean {
     const close = this.buffer.indexOf(this.close);
-    if (close === -1) return false;
-    this.finishCall(out, this.buffer.slice(0, close), this.close);
+    if (close === -1) {
+      const keep = Math.min(this.buffer.length, this.close.length - 1);
+      this.body.push(this.buffer.slice(0, this.buffer.length - keep));
+      this.buffer = this.buffer.slice(this.buffer.length - keep);
+      return false;
+    }
+    const inner = this.body.join("") + this.buffer.slice(0, close);
+    this.body = [];
+    this.finishCall(out, inner, this.close);
     this.buffer = this.buffer.slice(close + this.close.length);
     this.inCall = false;
     return true;

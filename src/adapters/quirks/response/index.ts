@@ -44,7 +44,10 @@ function buildSteps(options: ResponseQuirksOptions, notes: ProviderNotes): Delta
   const steps: DeltaStep[] = [];
   if (quirks.reasoningDetails) steps.push(new ReasoningDetailsStep(notes));
   if (quirks.thinkTags) steps.push(new ThinkTagsStep(notes));
-  if (quirks.textToolCalls === "hermes" && options.tools.length > 0) steps.push(new TextToolCallsStep(stringArguments(options.tools)));
+  if (quirks.textToolCalls === "hermes" && options.tools.length > 0) {
+    const names = new Set(options.tools.map((tool) => tool.function.name));
+    steps.push(new TextToolCallsStep({ stringArgument: stringArguments(options.tools), offered: (name) => names.has(name) }));
+  }
   if (quirks.objectArguments) steps.push(new ObjectArgumentsStep());
   if (names && names.renamed > 0) steps.push(new FunctionNamesStep(names));
   if (quirks.thoughtSignatures) steps.push(new ThoughtSignaturesStep(notes));

@@ -4,14 +4,27 @@
  * and then the other; each holds back only what could still be the start of its own tag.
  */
 import { GEMMA_CLOSE, GEMMA_OPEN, parseGemmaCall } from "./gemma-tool-calls.ts";
-import { HermesToolCallParser, TaggedCallParser, type HermesOutput, type StringArgument } from "./hermes-tool-calls.ts";
+import { HERMES_CLOSE, HERMES_OPEN, parseHermesCall, TaggedCallParser, type HermesOutput, type StringArgument, type TextToolCall } from "./hermes-tool-calls.ts";
+
+export interface TextToolCallOptions {
+  /** Whether an argument is declared a string (GLM values). */
+  stringArgument?: StringArgument;
+  /**
+   * Whether the request offered a tool of this name. A "call" of any other name stays text: a
+   * model writing about the tags (`the <tool_call> and </tool_call> tags`) is not calling
+   * anything. Every name is accepted when not given.
+   */
+  offered?: (name: string) => boolean;
+}
 
 export class TextToolCallParser {
-  private readonly tagged: HermesToolCallParser;
-  private readonly gemma = new TaggedCallParser(GEMMA_OPEN, GEMMA_CLOSE, parseGemmaCall);
+  private readonly tagged: TaggedCallParser;
+  private readonly gemma: TaggedCallParser;
 
-  constructor(stringArgument?: StringArgument) {
-    this.tagged = new HermesToolCallParser(stringArgument);
+  constructor(options: TextToolCallOptions = {}) {
+    const accept = (call: TextToolCall | undefined) => (call && (options.offered?.(call.name) ?? true) ? call : undefined);
+    this.tagged = new TaggedCallParser(HERMES_OPEN, HERMES_CLOSE, (inner) => accept(parseHermesCall(inner, options.stringArgument)));
+    this.gemma = new TaggedCallParser(GEMMA_OPEN, GEMMA_CLOSE, (inner) => accept(parseGemmaCall(inner)));
   }
 
   push(chunk: string): HermesOutput {
@@ -29,8 +42,8 @@ export class TextToolCallParser {
 }
 
 /** A whole content string at once (non-streamed responses). */
-export function extractTextToolCalls(content: string, stringArgument?: StringArgument): HermesOutput {
-  const parser = new TextToolCallParser(stringArgument);
+export function extractTextToolCalls(content: string, options: TextToolCallOptions = {}): HermesOutput {
+  const parser = new TextToolCallParser(options);
   const first = parser.push(content);
   const last = parser.end();
   return { text: first.text + last.text, calls: [...first.calls, ...last.calls] };

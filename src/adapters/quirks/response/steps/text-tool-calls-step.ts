@@ -3,8 +3,7 @@
  * added to `tool_calls` as one whole fragment, which the base translation then treats like any
  * native call (the finish reason "stop" such servers report becomes tool_calls there).
  */
-import type { StringArgument } from "../hermes-tool-calls.ts";
-import { TextToolCallParser } from "../text-tool-calls.ts";
+import { TextToolCallParser, type TextToolCallOptions } from "../text-tool-calls.ts";
 import type { DeltaStep, LooseDelta, LooseToolCall } from "../wire.ts";
 import { contentText } from "../../../openai-chat/from-response.ts";
 import { synthesizeToolCallId } from "../../../openai-chat/tool-call.ts";
@@ -19,8 +18,8 @@ export class TextToolCallsStep implements DeltaStep {
   private readonly parser: TextToolCallParser;
   private count = 0;
 
-  constructor(stringArgument: StringArgument) {
-    this.parser = new TextToolCallParser(stringArgument);
+  constructor(options: TextToolCallOptions) {
+    this.parser = new TextToolCallParser(options);
   }
 
   apply(delta: LooseDelta, final: boolean): LooseDelta {
