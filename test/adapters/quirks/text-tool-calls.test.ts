@@ -318,3 +318,34 @@ describe("text tool calls through the adapter: a model writing about the tags is
     });
   }
 });
+
+describe("text tool calls cut off at the token limit (finish_reason length)", () => {
+  let upstream: FakeUpstream;
+  const CUT = 'Moving it.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Par';
+  let finish = "length";
+  beforeAll(async () => {
+    upstream = await startFakeUpstream((req, res) => {
+      const message = { content: CUT, finish };
+      if (req.body.stream) sendSse(res, renderSse(message, "qwen3", { piece: 3 }));
+      else sendJson(res, 200, renderCompletion(message, "qwen3"));
+    });
+  });
+  afterAll(() => upstream.close());
+  const tools = [{ name: "get_weather", inputSchema: { type: "object", properties: { city: { type: "string" } } } }];
+
+  for (const mode of ["complete", "stream"] as const) {
+    it(`${mode}: the half call is not run; the text comes back as it was, finish length`, async () => {
+      finish = "length";
+      const result = await callModel(adapterFor(`${upstream.url}/v1`, "vllm"), request(opening(), { tools }), mode);
+      expect(callsOf(result.message)).toEqual([]);
+      expect(textOf(result.message)).toBe(CUT);
+      expect(result.stopReason).toBe("length");
+    });
+
+    it(`${mode}: the same content ending normally (a server that drops the closing tag) is still a call`, async () => {
+      finish = "stop";
+      const result = await callModel(adapterFor(`${upstream.url}/v1`, "vllm"), request(opening(), { tools }), mode);
+      expect(callsOf(result.message).map((c) => c.name)).toEqual(["get_weather"]);
+    });
+  }
+});

@@ -103,13 +103,17 @@ export class TaggedCallParser {
     return out;
   }
 
-  /** The end of the content: a partial tag is text; an unclosed call still counts if it parses. */
-  end(): HermesOutput {
+  /**
+   * The end of the content: a partial tag is text; an unclosed call still counts if it parses
+   * (servers drop the closing tag), unless `takeUnclosed` is false (the answer was cut off).
+   */
+  end({ takeUnclosed = true }: { takeUnclosed?: boolean } = {}): HermesOutput {
     const held = this.buffer;
     this.buffer = "";
     const out: HermesOutput = { text: "", calls: [] };
     if (!this.inCall) this.emit(out, held);
-    else this.finishCall(out, this.body.join("") + held, "");
+    else if (takeUnclosed) this.finishCall(out, this.body.join("") + held, "");
+    else this.emit(out, this.open + this.body.join("") + held);
     this.body = [];
     this.inCall = false;
     return out;

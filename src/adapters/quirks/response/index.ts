@@ -73,7 +73,8 @@ export class ResponseQuirks {
     const choice = choices[at];
     if (!isJsonObject(choice) || !isJsonObject(choice["message"])) return body;
     // The provider's message, unchecked like every response body: the steps read it defensively.
-    const message = this.run(choice["message"] as LooseDelta, true);
+    const finish = typeof choice["finish_reason"] === "string" ? choice["finish_reason"] : undefined;
+    const message = this.run(choice["message"] as LooseDelta, true, finish);
     return { ...body, choices: choices.map((c, i) => (i === at ? { ...choice, message } : c)) };
   }
 
@@ -85,7 +86,7 @@ export class ResponseQuirks {
     if (!choice) return chunk;
     const final = Boolean(choice.finish_reason);
     this.finished = final;
-    const delta = this.run(choice.delta ?? {}, final);
+    const delta = this.run(choice.delta ?? {}, final, typeof choice.finish_reason === "string" ? choice.finish_reason : undefined);
     return { ...chunk, choices: (chunk.choices ?? []).map((c) => (c === choice ? { ...c, delta } : c)) };
   }
 
@@ -105,7 +106,7 @@ export class ResponseQuirks {
    * After the steps the delta is in the shape the base translation reads. (With
    * objectArguments off, object arguments reach it unchanged, as they would without quirks.)
    */
-  private run(delta: LooseDelta, final: boolean): WireMessageFields {
-    return this.steps.reduce((current, step) => step.apply(current, final), delta) as WireMessageFields;
+  private run(delta: LooseDelta, final: boolean, finishReason?: string): WireMessageFields {
+    return this.steps.reduce((current, step) => step.apply(current, final, finishReason), delta) as WireMessageFields;
   }
 }

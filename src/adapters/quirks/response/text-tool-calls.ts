@@ -33,10 +33,10 @@ export class TextToolCallParser {
     return { text: second.text, calls: [...first.calls, ...second.calls] };
   }
 
-  end(): HermesOutput {
-    const first = this.tagged.end();
+  end(options: { takeUnclosed?: boolean } = {}): HermesOutput {
+    const first = this.tagged.end(options);
     const second = this.gemma.push(first.text);
-    const last = this.gemma.end();
+    const last = this.gemma.end(options);
     return { text: second.text + last.text, calls: [...first.calls, ...second.calls, ...last.calls] };
   }
 }

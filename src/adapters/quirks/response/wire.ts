@@ -26,7 +26,8 @@ export interface LooseDelta extends Omit<WireMessageFields, "tool_calls"> {
  * (where held-back text must come out).
  */
 export interface DeltaStep {
-  apply(delta: LooseDelta, final: boolean): LooseDelta;
+  /** `finishReason`: the provider's, on the final delta (when it sent one). */
+  apply(delta: LooseDelta, final: boolean, finishReason?: string): LooseDelta;
 }
 
 /** Appends reasoning text to a delta (steps that find reasoning elsewhere put it here). */

@@ -22,11 +22,12 @@ export class TextToolCallsStep implements DeltaStep {
     this.parser = new TextToolCallParser(options);
   }
 
-  apply(delta: LooseDelta, final: boolean): LooseDelta {
+  apply(delta: LooseDelta, final: boolean, finishReason?: string): LooseDelta {
     const text = contentText(delta.content);
     const out = this.parser.push(text);
     if (final) {
-      const rest = this.parser.end();
+      // Cut off at the token limit: a call still open is half a call, not one to run.
+      const rest = this.parser.end({ takeUnclosed: finishReason !== "length" });
       out.text += rest.text;
       out.calls.push(...rest.calls);
     }
