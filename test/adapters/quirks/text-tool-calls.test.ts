@@ -349,3 +349,67 @@ describe("text tool calls cut off at the token limit (finish_reason length)", ()
     });
   }
 });
+
+describe("Mistral text tool calls ([TOOL_CALLS], to the end of the content)", () => {
+  const OLD = 'Let me check.[TOOL_CALLS] [{"name": "get_weather", "arguments": {"city": "Paris"}}, {"name": "get_time", "arguments": {"zone": "Europe/Paris"}}]';
+  const NEW = 'Let me check.[TOOL_CALLS]get_weather{"city": "Paris"}[TOOL_CALLS]get_time[ARGS]{"zone": "Europe/Paris"}';
+  const both = [
+    { name: "get_weather", arguments: '{"city":"Paris"}' },
+    { name: "get_time", arguments: '{"zone":"Europe/Paris"}' },
+  ];
+
+  it("both shapes (a JSON list before v11; name{…} and name[ARGS]{…} after) give the same calls, the text before kept", () => {
+    for (const content of [OLD, NEW]) {
+      const { text, calls } = extractTextToolCalls(content);
+      expect(text, content).toBe("Let me check.");
+      expect(calls, content).toEqual(both);
+    }
+  });
+
+  it("one character per delta gives the same result, and nothing after [TOOL_CALLS] is ever shown", () => {
+    for (const content of [OLD, NEW]) {
+      const parser = new TextToolCallParser();
+      const outputs = [...content].map((char) => parser.push(char));
+      const last = parser.end();
+      expect(outputs.map((o) => o.text).join("") + last.text).toBe("Let me check.");
+      expect([...outputs.flatMap((o) => o.calls), ...last.calls]).toEqual(both);
+    }
+  });
+
+  it("stays text, exactly, when the calls do not read, name a tool not offered, or were cut off at the token limit", () => {
+    const offered = (name: string) => name === "get_weather";
+    for (const content of ["See [TOOL_CALLS] docs.", "[TOOL_CALLS] [not json", NEW]) {
+      const { text, calls } = extractTextToolCalls(content, { offered });
+      expect(calls, content).toEqual([]);
+      expect(text, content).toBe(content);
+    }
+    const parser = new TextToolCallParser();
+    const first = parser.push(NEW);
+    const last = parser.end({ takeUnclosed: false });
+    expect([...first.calls, ...last.calls]).toEqual([]);
+    expect(first.text + last.text).toBe(NEW);
+  });
+});
+
+describe("Mistral text tool calls through the adapter (vllm preset)", () => {
+  let upstream: FakeUpstream;
+  const CONTENT = 'On it.[TOOL_CALLS]get_weather{"city": "Paris"}';
+  beforeAll(async () => {
+    upstream = await startFakeUpstream((req, res) => {
+      const message = { content: CONTENT, finish: "stop" };
+      if (req.body.stream) sendSse(res, renderSse(message, "mistral-small", { piece: 3 }));
+      else sendJson(res, 200, renderCompletion(message, "mistral-small"));
+    });
+  });
+  afterAll(() => upstream.close());
+
+  for (const mode of ["complete", "stream"] as const) {
+    it(`${mode}: a real call, the text before it, finish read as tool_calls`, async () => {
+      const tools = [{ name: "get_weather", inputSchema: { type: "object", properties: { city: { type: "string" } } } }];
+      const result = await callModel(adapterFor(`${upstream.url}/v1`, "vllm"), request(opening(), { tools }), mode);
+      expect(result.stopReason).toBe("tool_calls");
+      expect(textOf(result.message)).toBe("On it.");
+      expect(callsOf(result.message).map((c) => [c.name, c.arguments])).toEqual([["get_weather", { city: "Paris" }]]);
+    });
+  }
+});

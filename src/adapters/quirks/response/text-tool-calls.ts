@@ -1,9 +1,10 @@
 /**
  * Every text tool-call format the gateway knows, in one streaming parser: `<tool_call>` (Hermes
- * JSON, GLM key/value tags) and Gemma 4's `<|tool_call>`. The content goes through one parser
- * and then the other; each holds back only what could still be the start of its own tag.
+ * JSON, GLM key/value tags), Gemma 4's `<|tool_call>` and Mistral's `[TOOL_CALLS]`. The content
+ * goes through one parser after the other; each holds back only what could still be its own.
  */
 import { GEMMA_CLOSE, GEMMA_OPEN, parseGemmaCall } from "./gemma-tool-calls.ts";
+import { MistralToolCallParser } from "./mistral-tool-calls.ts";
 import { HERMES_CLOSE, HERMES_OPEN, parseHermesCall, TaggedCallParser, type HermesOutput, type StringArgument, type TextToolCall } from "./hermes-tool-calls.ts";
 
 export interface TextToolCallOptions {
@@ -20,24 +21,29 @@ export interface TextToolCallOptions {
 export class TextToolCallParser {
   private readonly tagged: TaggedCallParser;
   private readonly gemma: TaggedCallParser;
+  private readonly mistral: MistralToolCallParser;
 
   constructor(options: TextToolCallOptions = {}) {
     const accept = (call: TextToolCall | undefined) => (call && (options.offered?.(call.name) ?? true) ? call : undefined);
     this.tagged = new TaggedCallParser(HERMES_OPEN, HERMES_CLOSE, (inner) => accept(parseHermesCall(inner, options.stringArgument)));
     this.gemma = new TaggedCallParser(GEMMA_OPEN, GEMMA_CLOSE, (inner) => accept(parseGemmaCall(inner)));
+    this.mistral = new MistralToolCallParser((call) => accept(call) !== undefined);
   }
 
   push(chunk: string): HermesOutput {
     const first = this.tagged.push(chunk);
     const second = this.gemma.push(first.text);
-    return { text: second.text, calls: [...first.calls, ...second.calls] };
+    const third = this.mistral.push(second.text);
+    return { text: third.text, calls: [...first.calls, ...second.calls, ...third.calls] };
   }
 
   end(options: { takeUnclosed?: boolean } = {}): HermesOutput {
     const first = this.tagged.end(options);
     const second = this.gemma.push(first.text);
-    const last = this.gemma.end(options);
-    return { text: second.text + last.text, calls: [...first.calls, ...second.calls, ...last.calls] };
+    const secondEnd = this.gemma.end(options);
+    const third = this.mistral.push(second.text + secondEnd.text);
+    const last = this.mistral.end(options);
+    return { text: third.text + last.text, calls: [...first.calls, ...second.calls, ...secondEnd.calls, ...third.calls, ...last.calls] };
   }
 }
 
