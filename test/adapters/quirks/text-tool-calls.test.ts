@@ -413,3 +413,25 @@ describe("Mistral text tool calls through the adapter (vllm preset)", () => {
     });
   }
 });
+
+describe("text tool calls: one scanner for every format", () => {
+  const offered = (name: string) => ["a", "b", "write_file"].includes(name);
+  const named = (content: string) => extractTextToolCalls(content, { offered }).calls.map((c) => [c.name, JSON.parse(c.arguments)]);
+
+  it("another format's tag inside an argument string is text there, not a call", () => {
+    expect(named('[TOOL_CALLS]write_file{"text":"<tool_call>a</tool_call>"}')).toEqual([["write_file", { text: "<tool_call>a</tool_call>" }]]);
+    expect(named(`<|tool_call>call:b{s:${Q}<tool_call>a</tool_call>${Q}}<tool_call|>`)).toEqual([["b", { s: "<tool_call>a</tool_call>" }]]);
+    expect(named(`<|tool_call>call:b{s:${Q}<tool_call>${Q}}<tool_call|><tool_call>{"name":"a"}</tool_call>`)).toEqual([
+      ["b", { s: "<tool_call>" }],
+      ["a", {}],
+    ]);
+  });
+
+  it("calls come out in text order, whole and one character per delta alike", () => {
+    const content = '<|tool_call>call:a{}<tool_call|><tool_call>{"name":"b"}</tool_call>';
+    expect(named(content).map(([name]) => name)).toEqual(["a", "b"]);
+    const parser = new TextToolCallParser({ offered });
+    const streamed = [...[...content].flatMap((char) => parser.push(char).calls), ...parser.end().calls];
+    expect(streamed.map((call) => call.name)).toEqual(["a", "b"]);
+  });
+});

@@ -4,12 +4,11 @@
  *   before v11: `[TOOL_CALLS] [{"name": "get_weather", "arguments": {"city": "Paris"}}]`
  *   v11 and on: `[TOOL_CALLS]get_weather{"city": "Paris"}[TOOL_CALLS]get_time{…}` (also with
  *               `[ARGS]` between name and arguments).
- * There is no closing token, so once `[TOOL_CALLS]` is seen the rest is held until the content
- * ends; text before it goes out at once. Streaming-safe like the tagged formats.
+ * There is no closing token: text-tool-calls.ts holds the rest once `[TOOL_CALLS]` is seen, and
+ * reads it here when the content ends.
  */
 import { parseToolArguments } from "../../tool-arguments.ts";
-import type { HermesOutput, TextToolCall } from "./hermes-tool-calls.ts";
-import { partialTagLength } from "./partial-tag.ts";
+import type { TextToolCall } from "./hermes-tool-calls.ts";
 
 export const MISTRAL_CALLS = "[TOOL_CALLS]";
 const ARGS = "[ARGS]";
@@ -62,46 +61,4 @@ export function parseMistralCalls(afterToken: string): TextToolCall[] | undefine
     calls.push(call);
   }
   return calls;
-}
-
-export class MistralToolCallParser {
-  private held = "";
-  private inCalls = false;
-  private readonly parts: string[] = [];
-
-  constructor(private readonly accept: (call: TextToolCall) => boolean = () => true) {}
-
-  push(chunk: string): HermesOutput {
-    if (this.inCalls) {
-      this.parts.push(chunk);
-      return { text: "", calls: [] };
-    }
-    const buffer = this.held + chunk;
-    const at = buffer.indexOf(MISTRAL_CALLS);
-    if (at !== -1) {
-      this.inCalls = true;
-      this.held = "";
-      this.parts.push(buffer.slice(at + MISTRAL_CALLS.length));
-      return { text: buffer.slice(0, at), calls: [] };
-    }
-    const keep = partialTagLength(buffer, MISTRAL_CALLS);
-    this.held = buffer.slice(buffer.length - keep);
-    return { text: buffer.slice(0, buffer.length - keep), calls: [] };
-  }
-
-  /** The end of the content: the held calls, or (when they do not read as offered calls) the text as it came. */
-  end({ takeUnclosed = true }: { takeUnclosed?: boolean } = {}): HermesOutput {
-    if (!this.inCalls) {
-      const text = this.held;
-      this.held = "";
-      return { text, calls: [] };
-    }
-    const after = this.parts.join("");
-    this.parts.length = 0;
-    this.inCalls = false;
-    // Cut off at the token limit, the last call may be half a call: none is run.
-    const calls = takeUnclosed ? parseMistralCalls(after) : undefined;
-    if (calls && calls.every(this.accept)) return { text: "", calls };
-    return { text: MISTRAL_CALLS + after, calls: [] };
-  }
 }
