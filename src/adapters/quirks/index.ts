@@ -12,6 +12,5 @@ export { SWITCH_NAMES } from "./switch-specs.ts";
 export { schemaTargetOf } from "./schema-target.ts";
 export { applyRequestQuirks, RequestQuirks, type QuirkedRequest, type RequestContext, type WireRequest } from "./request/index.ts";
 export { ResponseQuirks, type ResponseQuirksOptions } from "./response/index.ts";
-export { extractHermesToolCalls, HermesToolCallParser } from "./response/hermes-tool-calls.ts";
 export { extractTextToolCalls, TextToolCallParser } from "./response/text-tool-calls.ts";
 export { splitThinkTags, ThinkTagSplitter } from "./response/think-tags.ts";

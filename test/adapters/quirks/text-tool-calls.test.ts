@@ -4,7 +4,7 @@
  * text that cannot be the start of a tag.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { extractHermesToolCalls, extractTextToolCalls, HermesToolCallParser, TextToolCallParser } from "../../../src/adapters/quirks/index.ts";
+import { extractTextToolCalls, TextToolCallParser } from "../../../src/adapters/quirks/index.ts";
 import { sendJson, sendSse, startFakeUpstream, type FakeUpstream } from "../../helpers/fake-upstream.ts";
 import { renderCompletion, renderSse } from "../../helpers/strict-fakes/render.ts";
 import { adapterFor, callModel, callsOf, collect, opening, request, textOf } from "./harness.ts";
@@ -20,7 +20,7 @@ const expectedCalls = [
 
 /** Feeds the pieces one by one; returns the joined output and what each push gave out. */
 function streamPieces(pieces: string[]) {
-  const parser = new HermesToolCallParser();
+  const parser = new TextToolCallParser();
   const outputs = pieces.map((piece) => parser.push(piece));
   const last = parser.end();
   return {
@@ -32,7 +32,7 @@ function streamPieces(pieces: string[]) {
 
 describe("Hermes text tool calls: parser", () => {
   it("a whole message: calls out, text kept, the whitespace between calls dropped", () => {
-    expect(extractHermesToolCalls(CONTENT)).toEqual({ text: "I'll check both.\n", calls: expectedCalls });
+    expect(extractTextToolCalls(CONTENT)).toEqual({ text: "I'll check both.\n", calls: expectedCalls });
   });
 
   it("every split point of the message into two deltas gives the same result", () => {
@@ -48,7 +48,7 @@ describe("Hermes text tool calls: parser", () => {
   });
 
   it("ordinary text goes out at once; only a possible tag start is held", () => {
-    const parser = new HermesToolCallParser();
+    const parser = new TextToolCallParser();
     expect(parser.push("Hello wor").text).toBe("Hello wor");
     expect(parser.push("ld <to").text).toBe("ld ");
     expect(parser.push("ken> is not a tag").text).toBe("<token> is not a tag");
@@ -58,20 +58,20 @@ describe("Hermes text tool calls: parser", () => {
   });
 
   it("text after a call stays, without the blank line that separated it", () => {
-    expect(extractHermesToolCalls(`${WEATHER}\n\nDone.`)).toEqual({ text: "Done.", calls: [expectedCalls[0]] });
+    expect(extractTextToolCalls(`${WEATHER}\n\nDone.`)).toEqual({ text: "Done.", calls: [expectedCalls[0]] });
   });
 
   it("a call missing its last brace is repaired; a tag without a call inside stays text", () => {
-    expect(extractHermesToolCalls('<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}</tool_call>').calls).toEqual([expectedCalls[0]]);
+    expect(extractTextToolCalls('<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}</tool_call>').calls).toEqual([expectedCalls[0]]);
     const notACall = "<tool_call>just words</tool_call>";
-    expect(extractHermesToolCalls(notACall)).toEqual({ text: notACall, calls: [] });
+    expect(extractTextToolCalls(notACall)).toEqual({ text: notACall, calls: [] });
   });
 
   it("an unclosed call at the end still counts; `parameters` and string arguments are read too", () => {
-    expect(extractHermesToolCalls('<tool_call>{"name": "get_time", "parameters": {"zone": "UTC"}}').calls).toEqual([
+    expect(extractTextToolCalls('<tool_call>{"name": "get_time", "parameters": {"zone": "UTC"}}').calls).toEqual([
       { name: "get_time", arguments: '{"zone":"UTC"}' },
     ]);
-    expect(extractHermesToolCalls('<tool_call>{"name": "get_time", "arguments": "{\\"zone\\": \\"UTC\\"}"}</tool_call>').calls).toEqual([
+    expect(extractTextToolCalls('<tool_call>{"name": "get_time", "arguments": "{\\"zone\\": \\"UTC\\"}"}</tool_call>').calls).toEqual([
       { name: "get_time", arguments: '{"zone": "UTC"}' },
     ]);
   });
@@ -125,7 +125,7 @@ const forecastStrings = (tool: string, argument: string) => tool === "forecast" 
 
 describe("GLM text tool calls: parser", () => {
   it("name and key/value pairs become a call; values are JSON unless the argument is a string", () => {
-    const { text, calls } = extractHermesToolCalls(GLM_CONTENT, forecastStrings);
+    const { text, calls } = extractTextToolCalls(GLM_CONTENT, { stringArgument: forecastStrings });
     expect(text).toBe("Let me look.\n");
     expect(calls.map((call) => ({ name: call.name, arguments: JSON.parse(call.arguments) }))).toEqual([
       { name: "get_weather", arguments: { city: "Paris" } },
@@ -135,25 +135,25 @@ describe("GLM text tool calls: parser", () => {
   });
 
   it("without a declared type, a value that is JSON is read as JSON, any other stays text (as vLLM does)", () => {
-    const { calls } = extractHermesToolCalls("<tool_call>f<arg_key>n</arg_key><arg_value>42</arg_value><arg_key>s</arg_key><arg_value>hi there</arg_value></tool_call>");
+    const { calls } = extractTextToolCalls("<tool_call>f<arg_key>n</arg_key><arg_value>42</arg_value><arg_key>s</arg_key><arg_value>hi there</arg_value></tool_call>");
     expect(JSON.parse(calls[0]!.arguments)).toEqual({ n: 42, s: "hi there" });
   });
 
   it("a call without arguments is a call with {}", () => {
-    expect(extractHermesToolCalls("<tool_call>get_time</tool_call>").calls).toEqual([{ name: "get_time", arguments: "{}" }]);
+    expect(extractTextToolCalls("<tool_call>get_time</tool_call>").calls).toEqual([{ name: "get_time", arguments: "{}" }]);
   });
 
   it("anything else inside the tags is not a call: the text stays as it was", () => {
     for (const content of ["<tool_call>two words</tool_call>", "<tool_call>f<arg_key>a</arg_key>dangling</tool_call>", "<tool_call></tool_call>"]) {
-      const { text, calls } = extractHermesToolCalls(content);
+      const { text, calls } = extractTextToolCalls(content);
       expect(calls, content).toEqual([]);
       expect(text, content).toBe(content);
     }
   });
 
   it("one character per delta gives the same calls and text as the whole message", () => {
-    const whole = extractHermesToolCalls(GLM_CONTENT, forecastStrings);
-    const parser = new HermesToolCallParser(forecastStrings);
+    const whole = extractTextToolCalls(GLM_CONTENT, { stringArgument: forecastStrings });
+    const parser = new TextToolCallParser({ stringArgument: forecastStrings });
     const outputs = [...GLM_CONTENT].map((char) => parser.push(char));
     const last = parser.end();
     expect(outputs.map((o) => o.text).join("") + last.text).toBe(whole.text);
