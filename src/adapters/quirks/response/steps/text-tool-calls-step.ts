@@ -26,8 +26,8 @@ export class TextToolCallsStep implements DeltaStep {
     const text = contentText(delta.content);
     const out = this.parser.push(text);
     if (final) {
-      // Cut off at the token limit: a call still open is half a call, not one to run.
-      const rest = this.parser.end({ takeUnclosed: finishReason !== "length" });
+      // Cut off (token limit, content filter): a call still open is half a call, not one to run.
+      const rest = this.parser.end({ takeUnclosed: finishReason !== "length" && finishReason !== "content_filter" });
       out.text += rest.text;
       out.calls.push(...rest.calls);
     }
