@@ -334,13 +334,15 @@ describe("text tool calls cut off at the token limit (finish_reason length)", ()
   const tools = [{ name: "get_weather", inputSchema: { type: "object", properties: { city: { type: "string" } } } }];
 
   for (const mode of ["complete", "stream"] as const) {
-    it(`${mode}: the half call is not run; the text comes back as it was, finish length`, async () => {
-      finish = "length";
-      const result = await callModel(adapterFor(`${upstream.url}/v1`, "vllm"), request(opening(), { tools }), mode);
-      expect(callsOf(result.message)).toEqual([]);
-      expect(textOf(result.message)).toBe(CUT);
-      expect(result.stopReason).toBe("length");
-    });
+    for (const cut of ["length", "content_filter"] as const) {
+      it(`${mode}: the half call is not run; the text comes back as it was, finish ${cut}`, async () => {
+        finish = cut;
+        const result = await callModel(adapterFor(`${upstream.url}/v1`, "vllm"), request(opening(), { tools }), mode);
+        expect(callsOf(result.message)).toEqual([]);
+        expect(textOf(result.message)).toBe(CUT);
+        expect(result.stopReason).toBe(cut);
+      });
+    }
 
     it(`${mode}: the same content ending normally (a server that drops the closing tag) is still a call`, async () => {
       finish = "stop";
