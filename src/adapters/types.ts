@@ -1,8 +1,5 @@
 import type { ChatModel, ChatRequest, ChatResult, StreamEvent } from "../core/index.ts";
 
-/** The wire protocols the gateway speaks to providers. */
-export type Protocol = "openai-chat" | "anthropic";
-
 export interface AdapterOptions {
   /** The provider's name (its key in `providers`); stamped on errors and on opaque provider data. */
   id: string;
@@ -24,7 +21,6 @@ export interface AdapterOptions {
  */
 export interface ModelAdapter extends ChatModel {
   readonly id: string;
-  readonly protocol: Protocol;
   complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatResult>;
   /** Yields events ending with `done`; throws GatewayError on failure. */
   stream(request: ChatRequest, signal?: AbortSignal): AsyncIterable<StreamEvent>;

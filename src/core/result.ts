@@ -1,5 +1,4 @@
 import type { AssistantMessage, ReasoningBlock, ToolCallBlock } from "./content.ts";
-import type { GatewayError } from "./errors.ts";
 
 export interface Usage {
   /** Every input token, cached ones included (OpenAI `prompt_tokens` semantics). */
@@ -26,7 +25,7 @@ export interface ChatResult {
 /**
  * Events of one streamed model call. Adapters emit them in order, ending with `done`
  * (which carries the fully assembled result); a failure is thrown as a GatewayError by the
- * adapter, and appears as an `error` event where a consumer folds failures into the stream.
+ * adapter (the loop, not the adapters, turns failures into its own `error` event).
  */
 export type StreamEvent =
   | { type: "start"; id: string; model: string }
@@ -41,8 +40,7 @@ export type StreamEvent =
   | { type: "tool_call_delta"; index: number; id: string; delta: string }
   | { type: "tool_call_end"; index: number; call: ToolCallBlock }
   | { type: "usage"; usage: Usage }
-  | { type: "done"; result: ChatResult }
-  | { type: "error"; error: GatewayError };
+  | { type: "done"; result: ChatResult };
 
 export function emptyUsage(): Usage {
   return { inputTokens: 0, outputTokens: 0 };

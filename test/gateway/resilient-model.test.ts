@@ -31,7 +31,6 @@ function result(id: string, model = "m"): ChatResult {
 
 /** A ModelAdapter answering from a script (the last step repeats), recording every call. */
 class FakeAdapter implements ModelAdapter {
-  readonly protocol = "openai-chat" as const;
   readonly requests: ChatRequest[] = [];
   readonly signals: (AbortSignal | undefined)[] = [];
   /** Stream generators whose `finally` ran. */

@@ -27,7 +27,6 @@ type Script = (signal: AbortSignal | undefined) => AsyncGenerator<StreamEvent>;
 /** A ModelAdapter whose stream is the given generator; records the signals it was handed. */
 class FakeAdapter implements ModelAdapter {
   readonly id = "fake";
-  readonly protocol = "openai-chat" as const;
   readonly signals: (AbortSignal | undefined)[] = [];
   constructor(private readonly script: Script) {}
 

@@ -71,5 +71,5 @@ export function createAnthropicAdapter(options: AdapterOptions): ModelAdapter {
     }
   }
 
-  return { id: options.id, protocol: "anthropic", complete, stream };
+  return { id: options.id, complete, stream };
 }

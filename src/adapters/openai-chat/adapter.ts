@@ -95,7 +95,7 @@ export function createOpenAIChatAdapter(options: AdapterOptions, wire: OpenAICha
     }
   }
 
-  return { id: provider, protocol: "openai-chat", complete, stream };
+  return { id: provider, complete, stream };
 }
 
 /** Runs the idle clock only while waiting on the upstream, not while the consumer works. */

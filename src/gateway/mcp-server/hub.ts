@@ -652,36 +652,39 @@ export class McpHub {
    */
   async setLevel(session: DownstreamSession, level: LoggingLevel, extra: RequestExtra): Promise<void> {
     session.logLevel = level;
-    const wanted = this.wantedUpstreamLevel() ?? level;
-    if (wanted === this.upstreamLogLevel) return;
-    this.upstreamLogLevel = wanted;
-    const loggers = this.upstreams().filter((u) => u.capabilities.logging !== undefined);
-    await Promise.all(
-      loggers.map((u) =>
-        forwardRequest(u.client, "logging/setLevel", { level: wanted }, ResultSchema, { extra, timeoutMs: u.timeoutMs, progress: this.progress }).catch((error: unknown) => {
-          // Not known to be in force: the next setLevel sends it again rather than skipping.
-          if (this.upstreamLogLevel === wanted) this.upstreamLogLevel = undefined;
-          this.logger.warn({ server: u.name, err: String(error) }, "forwarding logging/setLevel failed");
-        }),
-      ),
-    );
+    await this.applyUpstreamLevel(extra);
   }
 
   /** After a client left: the upstream servers need only what the remaining clients want. */
   private async relaxUpstreamLevel(): Promise<void> {
     if (this.closingSessions) return; // shutting down: the servers close next
+    await this.applyUpstreamLevel(undefined);
+  }
+
+  /**
+   * Sends the level the connected clients want to every upstream server that logs, when it
+   * differs from the one in force. `extra`: the client request that caused it (its
+   * cancellation cancels the forwards).
+   */
+  private async applyUpstreamLevel(extra: RequestExtra | undefined): Promise<void> {
     const wanted = this.wantedUpstreamLevel();
     if (wanted === undefined || wanted === this.upstreamLogLevel) return;
     this.upstreamLogLevel = wanted;
     const loggers = this.upstreams().filter((u) => u.capabilities.logging !== undefined);
     await Promise.all(
-      loggers.map((u) =>
-        u.client.request({ method: "logging/setLevel", params: { level: wanted } }, ResultSchema, { timeoutMs: u.timeoutMs }).catch((error: unknown) =>
-          this.logger.warn({ server: u.name, err: String(error) }, "raising the upstream logging level failed"),
-        ),
-      ),
+      loggers.map((u) => {
+        const sent = extra
+          ? forwardRequest(u.client, "logging/setLevel", { level: wanted }, ResultSchema, { extra, timeoutMs: u.timeoutMs, progress: this.progress })
+          : u.client.request({ method: "logging/setLevel", params: { level: wanted } }, ResultSchema, { timeoutMs: u.timeoutMs });
+        return sent.catch((error: unknown) => {
+          // Not known to be in force: the next change sends it again rather than skipping.
+          if (this.upstreamLogLevel === wanted) this.upstreamLogLevel = undefined;
+          this.logger.warn({ server: u.name, err: String(error) }, "forwarding logging/setLevel failed");
+        });
+      }),
     );
   }
+
 
   /**
    * A client's roots changed (or a client with roots connected): upstream servers ask again. Only

@@ -1,7 +1,9 @@
 /**
- * A streamed Messages call ends at message_stop; the body's end is still read afterwards, so the
- * keep-alive connection serves the next call (no new TLS handshake per streamed call against the
- * real API). A server that keeps the body open after message_stop gets it cut, boundedly.
+ * Streamed Messages calls and the keep-alive pool, against a real server: calls in a row reuse
+ * their connections, a server that keeps the body open after message_stop gets it cut,
+ * boundedly, and a consumer that stops mid-answer cuts it at once. That the body's end is read
+ * rather than cancelled after message_stop (what keeps a connection whose end arrives late) is
+ * pinned deterministically in test/adapters/sse-events.test.ts.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { createServer, type Server, type ServerResponse } from "node:http";

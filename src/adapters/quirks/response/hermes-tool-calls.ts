@@ -17,7 +17,7 @@ export interface TextToolCall {
   arguments: string;
 }
 
-export interface HermesOutput {
+export interface TextToolCallOutput {
   text: string;
   calls: TextToolCall[];
 }

@@ -7,7 +7,7 @@
  * Calls come out in the order they appear.
  */
 import { GEMMA_CLOSE, GEMMA_OPEN, parseGemmaCall } from "./gemma-tool-calls.ts";
-import { HERMES_CLOSE, HERMES_OPEN, parseHermesCall, type HermesOutput, type StringArgument, type TextToolCall } from "./hermes-tool-calls.ts";
+import { HERMES_CLOSE, HERMES_OPEN, parseHermesCall, type TextToolCallOutput, type StringArgument, type TextToolCall } from "./hermes-tool-calls.ts";
 import { MISTRAL_CALLS, parseMistralCalls } from "./mistral-tool-calls.ts";
 import { partialTagLength } from "./partial-tag.ts";
 
@@ -57,9 +57,9 @@ export class TextToolCallParser {
     ];
   }
 
-  push(chunk: string): HermesOutput {
+  push(chunk: string): TextToolCallOutput {
     this.buffer += chunk;
-    const out: HermesOutput = { text: "", calls: [] };
+    const out: TextToolCallOutput = { text: "", calls: [] };
     let progressed = true;
     while (progressed) progressed = this.current ? this.closeCall(out, this.current) : this.openCall(out);
     return out;
@@ -69,8 +69,8 @@ export class TextToolCallParser {
    * The end of the content: a partial opening is text; an unclosed call still counts if it reads
    * (servers drop the closing tag), unless `takeUnclosed` is false (the answer was cut off).
    */
-  end({ takeUnclosed = true }: { takeUnclosed?: boolean } = {}): HermesOutput {
-    const out: HermesOutput = { text: "", calls: [] };
+  end({ takeUnclosed = true }: { takeUnclosed?: boolean } = {}): TextToolCallOutput {
+    const out: TextToolCallOutput = { text: "", calls: [] };
     const format = this.current;
     const rest = this.body.join("") + this.buffer;
     this.buffer = "";
@@ -83,7 +83,7 @@ export class TextToolCallParser {
   }
 
   /** Emits text up to the earliest opening; true when one was found (the loop goes on inside it). */
-  private openCall(out: HermesOutput): boolean {
+  private openCall(out: TextToolCallOutput): boolean {
     let first: { at: number; format: Format } | undefined;
     for (const format of this.formats) {
       const at = this.buffer.indexOf(format.open);
@@ -102,7 +102,7 @@ export class TextToolCallParser {
   }
 
   /** Waits for the format's own end; true when the call is complete. */
-  private closeCall(out: HermesOutput, format: Format): boolean {
+  private closeCall(out: TextToolCallOutput, format: Format): boolean {
     const close = format.close === undefined ? -1 : this.buffer.indexOf(format.close);
     if (close === -1) {
       const keep = format.close === undefined ? 0 : Math.min(this.buffer.length, format.close.length - 1);
@@ -118,7 +118,7 @@ export class TextToolCallParser {
     return true;
   }
 
-  private finishCall(out: HermesOutput, format: Format, inner: string, closing: string): void {
+  private finishCall(out: TextToolCallOutput, format: Format, inner: string, closing: string): void {
     const calls = format.parse(inner);
     if (calls) {
       out.calls.push(...calls);
@@ -128,7 +128,7 @@ export class TextToolCallParser {
     }
   }
 
-  private emit(out: HermesOutput, text: string): void {
+  private emit(out: TextToolCallOutput, text: string): void {
     const shown = this.afterCall ? text.trimStart() : text;
     if (shown !== "") this.afterCall = false;
     out.text += shown;
@@ -136,7 +136,7 @@ export class TextToolCallParser {
 }
 
 /** A whole content string at once (non-streamed responses). */
-export function extractTextToolCalls(content: string, options: TextToolCallOptions = {}): HermesOutput {
+export function extractTextToolCalls(content: string, options: TextToolCallOptions = {}): TextToolCallOutput {
   const parser = new TextToolCallParser(options);
   const first = parser.push(content);
   const last = parser.end();
