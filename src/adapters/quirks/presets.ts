@@ -36,12 +36,9 @@ export const PRESETS = {
   openai,
   zhipu: { ...openai, assistantContentString: true, ensureUserMessage: true, toolTypeFunction: true, flattenContent: true },
   minimax: { ...openai, thinkTags: true, reasoningDetails: true },
-  deepseek: {
-    ...openai,
-    replayReasoning: "tool-turns",
-    reasoningField: "reasoning_content",
-    replayReasoningExceptModels: ["deepseek-reasoner"],
-  },
+  // `deepseek-reasoner` is the thinking mode today (V3.1 and later) and wants its reasoning back
+  // like the others; only the R1-era reasoner refused it (replayReasoningExceptModels is for that).
+  deepseek: { ...openai, replayReasoning: "tool-turns", reasoningField: "reasoning_content" },
   mistral: { ...openai, toolCallIds: "alnum9", bridgeUserAfterTool: true, prefixTrailingAssistant: true },
   gemini: { ...openai, functionNames: "gemini", toolSchemas: "gemini", thoughtSignatures: true, ensureUserMessage: true },
   ollama: local,

@@ -94,7 +94,7 @@ export interface QuirkSwitches {
   reasoningField: "reasoning_content" | "reasoning";
   /**
    * Models (exact ids, `*` as wildcard, case-insensitive) that must never get reasoning back,
-   * whatever `replayReasoning` says. Legacy `deepseek-reasoner`: "The reasoning_content is an
+   * whatever `replayReasoning` says. The R1-era `deepseek-reasoner` (before V3.1): "The reasoning_content is an
    * intermediate result for display purposes only … Please remove the reasoning_content from
    * your message".
    */

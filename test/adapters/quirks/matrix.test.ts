@@ -9,7 +9,7 @@ import { PRESET_NAMES } from "../../../src/adapters/quirks/index.ts";
 import type { ChatResult } from "../../../src/core/index.ts";
 import { FAMILIES, startStrictFake, type StrictFake } from "../../helpers/strict-fakes/index.ts";
 import { FINAL_ANSWER, TIME_ARGS, WEATHER_ARGS } from "../../helpers/strict-fakes/conversation.ts";
-import { DEEPSEEK_REASONING } from "../../helpers/strict-fakes/deepseek.ts";
+import { DEEPSEEK_LEGACY_REASONER, DEEPSEEK_REASONING } from "../../helpers/strict-fakes/deepseek.ts";
 import type { MiniMaxFamily } from "../../helpers/strict-fakes/minimax.ts";
 import { adapterFor, callsOf, converse, MODES, PROVIDER, textOf } from "./harness.ts";
 
@@ -87,9 +87,19 @@ describe("quirk matrix: every preset against its strict fake", () => {
   }
 
   for (const mode of MODES) {
-    it(`deepseek legacy deepseek-reasoner (${mode}): its reasoning is never sent back`, async () => {
+    it(`deepseek-reasoner (${mode}), today's thinking mode: its reasoning goes back with the tool turn`, async () => {
       const f = await start("deepseek");
       const { first, second } = await converse(adapterFor(f, "deepseek"), mode, { model: "deepseek-reasoner" });
+      expect(f.rejections).toEqual([]);
+      expect(first.message.content[0]).toMatchObject({ type: "reasoning", text: DEEPSEEK_REASONING });
+      expect(textOf(second.message)).toBe(FINAL_ANSWER);
+      expect(f.requests[1]!.body.messages.find((m: any) => m.role === "assistant").reasoning_content).toBe(DEEPSEEK_REASONING);
+    });
+
+    it(`an R1-era reasoner listed in replayReasoningExceptModels (${mode}): its reasoning is never sent back`, async () => {
+      const f = await start("deepseek");
+      const legacy = adapterFor(f, { preset: "deepseek", replayReasoningExceptModels: [DEEPSEEK_LEGACY_REASONER] });
+      const { first, second } = await converse(legacy, mode, { model: DEEPSEEK_LEGACY_REASONER });
       expect(f.rejections).toEqual([]);
       expect(first.message.content[0]).toMatchObject({ type: "reasoning", text: DEEPSEEK_REASONING });
       expect(textOf(second.message)).toBe(FINAL_ANSWER);

@@ -152,14 +152,15 @@ describe("RequestQuirks (built once per adapter)", () => {
   });
 
   it("one instance serves every request like a fresh build, with the except-models patterns compiled in", () => {
-    const switches = resolveQuirks("deepseek").switches;
+    const switches = resolveQuirks({ preset: "deepseek", replayReasoningExceptModels: ["deepseek-r1-*"] }).switches;
     const quirks = new RequestQuirks("p", switches);
-    for (const model of ["deepseek-chat", "deepseek-reasoner", "DeepSeek-Reasoner", "deepseek-chat"]) {
+    for (const model of ["deepseek-chat", "deepseek-r1-legacy", "DeepSeek-R1-Legacy", "deepseek-reasoner", "deepseek-chat"]) {
       const request = { ...deepseekChat, model };
       expect(quirks.apply(wire(model), request)).toEqual(applyRequestQuirks(wire(model), { request, provider: "p", quirks: switches }));
     }
     expect(quirks.apply(wire("deepseek-chat"), deepseekChat).body.messages[1]!.reasoning_content).toBe("hmm");
-    expect(quirks.apply(wire("deepseek-reasoner"), { ...deepseekChat, model: "deepseek-reasoner" }).body.messages[1]!.reasoning_content).toBeUndefined();
+    expect(quirks.apply(wire("deepseek-reasoner"), { ...deepseekChat, model: "deepseek-reasoner" }).body.messages[1]!.reasoning_content).toBe("hmm");
+    expect(quirks.apply(wire("deepseek-r1-legacy"), { ...deepseekChat, model: "deepseek-r1-legacy" }).body.messages[1]!.reasoning_content).toBeUndefined();
   });
 
   it("reads the switches when built: later changes to the object do not reach it", () => {

@@ -19,7 +19,7 @@ describe("resolveQuirks", () => {
     expect(resolveQuirks("zhipu").switches).toMatchObject({ assistantContentString: true, ensureUserMessage: true, toolTypeFunction: true, flattenContent: true });
     expect(resolveQuirks("mistral").switches).toMatchObject({ toolCallIds: "alnum9", bridgeUserAfterTool: true });
     expect(resolveQuirks("gemini").switches).toMatchObject({ functionNames: "gemini", toolSchemas: "gemini", thoughtSignatures: true });
-    expect(resolveQuirks("deepseek").switches).toMatchObject({ replayReasoning: "tool-turns", replayReasoningExceptModels: ["deepseek-reasoner"] });
+    expect(resolveQuirks("deepseek").switches).toMatchObject({ replayReasoning: "tool-turns", reasoningField: "reasoning_content", replayReasoningExceptModels: [] });
     expect(resolveQuirks("minimax").switches).toMatchObject({ thinkTags: true, reasoningDetails: true });
     for (const local of ["ollama", "vllm", "llamacpp", "lmstudio"]) {
       expect(resolveQuirks(local).switches).toMatchObject({ objectArguments: true, textToolCalls: "hermes" });
@@ -45,7 +45,8 @@ describe("resolveQuirks", () => {
     const resolved = resolveQuirks("deepseek");
     (resolved.switches.replayReasoningExceptModels as string[]).push("x");
     resolved.switches.thinkTags = true;
-    expect(PRESETS.deepseek.replayReasoningExceptModels).toEqual(["deepseek-reasoner"]);
+    expect(PRESETS.deepseek.replayReasoningExceptModels).toEqual([]);
+    expect(PRESETS.openai.replayReasoningExceptModels).toEqual([]);
     expect(PRESETS.deepseek.thinkTags).toBe(false);
   });
 
@@ -72,7 +73,7 @@ describe("describeQuirks", () => {
   it("names the preset and what it turns on", () => {
     expect(describeQuirks(resolveQuirks("openai"))).toBe("openai: OpenAI defaults");
     expect(describeQuirks(resolveQuirks("zhipu"))).toBe("zhipu: assistantContentString, ensureUserMessage, toolTypeFunction, flattenContent");
-    expect(describeQuirks(resolveQuirks("deepseek"))).toBe("deepseek: replayReasoning=tool-turns, replayReasoningExceptModels=[deepseek-reasoner]");
+    expect(describeQuirks(resolveQuirks("deepseek"))).toBe("deepseek: replayReasoning=tool-turns");
   });
 
   it("shows overrides", () => {

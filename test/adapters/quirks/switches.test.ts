@@ -7,7 +7,7 @@ import type { Message } from "../../../src/core/index.ts";
 import { GatewayError } from "../../../src/core/index.ts";
 import { FAMILIES, startStrictFake, type StrictFake } from "../../helpers/strict-fakes/index.ts";
 import { FINAL_ANSWER } from "../../helpers/strict-fakes/conversation.ts";
-import { DEEPSEEK_REASONING_REFUSED, deepseekMissingReasoning } from "../../helpers/strict-fakes/deepseek.ts";
+import { DEEPSEEK_LEGACY_REASONER, DEEPSEEK_REASONING_REFUSED, deepseekMissingReasoning } from "../../helpers/strict-fakes/deepseek.ts";
 import { GEMINI_INVALID_NAME, GEMINI_MISSING_SIGNATURE, GEMINI_TURN_ORDER } from "../../helpers/strict-fakes/gemini.ts";
 import { GLM_ILLEGAL_MESSAGES } from "../../helpers/strict-fakes/glm.ts";
 import { localFamily, VLLM_AUTO_TOOL_CHOICE } from "../../helpers/strict-fakes/local.ts";
@@ -187,10 +187,9 @@ describe.each(MODES)("quirk switches (%s)", (mode: Mode) => {
       expect(f.requests[0]!.body.messages.find((m: any) => m.role === "assistant").reasoning_content).toBe("");
     });
 
-    it("replayReasoningExceptModels: emptied, deepseek-reasoner gets reasoning back -> 'intermediate result' error", async () => {
+    it("replayReasoningExceptModels: an R1-era reasoner not listed gets reasoning back -> 'intermediate result' error", async () => {
       const f = await start("deepseek");
-      const off = adapterFor(f, { preset: "deepseek", replayReasoningExceptModels: [] });
-      expectProviderError(await rejectionOf(converse(off, mode, { model: "deepseek-reasoner" })), 400, DEEPSEEK_REASONING_REFUSED);
+      expectProviderError(await rejectionOf(converse(adapterFor(f, "deepseek"), mode, { model: DEEPSEEK_LEGACY_REASONER })), 400, DEEPSEEK_REASONING_REFUSED);
     });
   });
 

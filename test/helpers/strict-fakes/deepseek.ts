@@ -1,13 +1,14 @@
 /**
- * DeepSeek. Thinking mode (every model but `deepseek-chat` here) wants the reasoning of tool
- * turns back; the legacy `deepseek-reasoner` refuses any reasoning_content in the input.
+ * DeepSeek. Thinking mode (every model but `deepseek-chat` here, `deepseek-reasoner` included, as
+ * on today's API) wants the reasoning of tool turns back. DEEPSEEK_LEGACY_REASONER stands for the
+ * R1-era `deepseek-reasoner` (before V3.1), which refused any reasoning_content in the input.
  */
 import type { Body } from "./conversation.ts";
 import { idMaker, openAiStyleReply } from "./openai.ts";
 import { unansweredCalls } from "./pairing.ts";
 import { openAiError, type FakeFamily, type Rule } from "./strict-fake.ts";
 
-export const DEEPSEEK_LEGACY_REASONER = "deepseek-reasoner";
+export const DEEPSEEK_LEGACY_REASONER = "deepseek-r1-legacy";
 export const DEEPSEEK_REASONING_REFUSED =
   "The reasoning_content is an intermediate result for display purposes only and will not be included in the context for inference. Please remove the reasoning_content from your message to reduce network traffic.";
 export const deepseekMissingReasoning = (index: number) =>

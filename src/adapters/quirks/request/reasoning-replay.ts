@@ -1,9 +1,9 @@
 /**
  * DeepSeek's thinking mode wants the reasoning of every assistant turn with tool calls back "in
  * all subsequent requests" (else: "Missing `reasoning_content` field in the assistant message at
- * message index N"); "" stands in where it is unknown (a turn from another provider). Its legacy
- * `deepseek-reasoner` refuses the very same field, so models listed in
- * replayReasoningExceptModels never get it. Both steps take that list compiled once
+ * message index N"); "" stands in where it is unknown (a turn from another provider). The R1-era
+ * `deepseek-reasoner` (before V3.1) refused the very same field, so models listed in
+ * replayReasoningExceptModels (for deployments of such models) never get it. Both steps take that list compiled once
  * (modelMatcher), when the adapter's steps are built.
  */
 import { ownReasoning } from "../../openai-chat/reasoning.ts";
