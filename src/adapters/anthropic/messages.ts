@@ -5,7 +5,7 @@ import type { Message } from "../../core/index.ts";
 import { toAssistantBlocks } from "./assistant-content.ts";
 import { repairToolPairing } from "./pairing.ts";
 import { toToolResultBlock } from "./tool-result.ts";
-import { compactTurn, ensureUserFirst, mergeTurns, trimFinalAssistant } from "./turns.ts";
+import { compactTurn, ensureUserFirst, mergeTurns, PLACEHOLDER_USER_TEXT, trimFinalAssistant } from "./turns.ts";
 import { isBlank, toUserBlocks } from "./user-content.ts";
 import type { MessageParam, WireTurn } from "./wire.ts";
 
@@ -36,15 +36,32 @@ function systemText(messages: Message[]): string | undefined {
   return text === "" ? undefined : text;
 }
 
+/** The role of the nearest turn with content before (step -1) or after (step 1) index `at`. */
+function neighbourRole(turns: WireTurn[], at: number, step: 1 | -1): WireTurn["role"] | undefined {
+  for (let i = at + step; i >= 0 && i < turns.length; i += step) if (turns[i]!.content.length > 0) return turns[i]!.role;
+  return undefined;
+}
+
+/**
+ * Empty turns (text that was blank: "text content blocks must contain non-whitespace text") are
+ * dropped before merging, so their neighbours still alternate. A user turn that empties between
+ * assistant turns, or at the end, is kept as a placeholder instead: dropping it would merge two
+ * answers into one, or leave the conversation ending with the assistant, which newer models
+ * refuse ("This model does not support assistant message prefill") and older ones continue.
+ */
+function withoutEmptyTurns(turns: WireTurn[]): WireTurn[] {
+  return turns.flatMap((turn, i) => {
+    if (turn.content.length > 0) return [turn];
+    const besideUser = neighbourRole(turns, i, -1) === "user" || neighbourRole(turns, i, 1) === "user";
+    return turn.role === "user" && !besideUser ? [{ role: "user", content: [{ type: "text", text: PLACEHOLDER_USER_TEXT }] }] : [];
+  });
+}
+
 /**
  * @param origin the provider id: reasoning is sent back only when this provider produced it.
  */
 export function toWireConversation(messages: Message[], origin: string): WireConversation {
-  const turns = messages.flatMap((message) => {
-    const turn = toTurn(message, origin);
-    // Empty turns are dropped before merging, so their neighbours still alternate.
-    return turn && turn.content.length > 0 ? [turn] : [];
-  });
+  const turns = withoutEmptyTurns(messages.flatMap((message) => toTurn(message, origin) ?? []));
   const shaped = trimFinalAssistant(ensureUserFirst(repairToolPairing(mergeTurns(turns))));
   return { system: systemText(messages), messages: shaped.map(compactTurn) };
 }

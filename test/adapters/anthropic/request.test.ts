@@ -78,6 +78,32 @@ describe("conversation shape", () => {
     expect(body.messages).toEqual([{ role: "user", content: [{ type: "text", text: "question" }, { type: "text", text: "again" }] }]);
   });
 
+  it("keeps a blank closing user message as a placeholder, so the conversation does not end with the assistant (a prefill)", () => {
+    const body = wire(request([userText("hi"), assistant({ type: "text", text: "Hello! How can I help?" }), userText("   ")]));
+    expect(body.messages).toEqual([
+      { role: "user", content: "hi" },
+      { role: "assistant", content: "Hello! How can I help?" },
+      { role: "user", content: PLACEHOLDER_USER_TEXT },
+    ]);
+    expect(anthropicRequestError(body)).toBeUndefined();
+  });
+
+  it("keeps a blank user message between two answers as a placeholder, so the answers stay apart", () => {
+    const body = wire(request([userText("one"), assistant({ type: "text", text: "a" }), userText("\n"), assistant({ type: "text", text: "b" }), userText("two")]));
+    expect(body.messages.map((m: { role: string; content: unknown }) => [m.role, m.content])).toEqual([
+      ["user", "one"],
+      ["assistant", "a"],
+      ["user", PLACEHOLDER_USER_TEXT],
+      ["assistant", "b"],
+      ["user", "two"],
+    ]);
+  });
+
+  it("drops a blank user message next to another user turn (a tool result), adding no placeholder", () => {
+    const body = wire(request([userText("go"), assistant(call("toolu_1", "f")), { role: "tool", content: [{ type: "tool_result", callId: "toolu_1", name: "f", content: [{ type: "text", text: "ok" }], isError: false }] }, userText(" ")]));
+    expect(body.messages.at(-1)).toEqual({ role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "ok" }] });
+  });
+
   it("puts a placeholder user turn first when the conversation starts with the assistant", () => {
     const body = wire(request([assistant({ type: "text", text: "How can I help?" }), userText("Weather?")]));
     expect(body.messages[0]).toEqual({ role: "user", content: PLACEHOLDER_USER_TEXT });
