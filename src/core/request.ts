@@ -20,7 +20,8 @@ export type ResponseFormat =
   | { type: "json_object" }
   | { type: "json_schema"; name: string; schema: JsonSchema; strict?: boolean; description?: string };
 
-export type ReasoningEffort = "minimal" | "low" | "medium" | "high";
+/** OpenAI's reasoning_effort values; `none` asks for no reasoning. */
+export type ReasoningEffort = "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max";
 
 export interface ReasoningOptions {
   /** OpenAI-style effort; adapters map it (e.g. to an Anthropic thinking budget). */
@@ -44,6 +45,13 @@ export interface ChatRequest {
   seed?: number;
   user?: string;
   reasoning?: ReasoningOptions;
+  /**
+   * OpenAI Chat Completions fields the client set that have no neutral meaning
+   * (`frequency_penalty`, `logit_bias`, `service_tier`, `max_completion_tokens` as the field it
+   * chose, …), as sent. The OpenAI-chat adapter sends them on; other protocols have no such
+   * fields and ignore them.
+   */
+  openaiFields?: { [key: string]: unknown };
   /** Provider-specific body fields passed through unchanged (merged last into the wire body). */
   extra?: { [key: string]: unknown };
 }

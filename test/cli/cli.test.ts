@@ -105,7 +105,7 @@ describe("mcp-gateway check", () => {
       });
       const { code, stdout } = await run(["check", "--config", config]);
       expect(code).toBe(0);
-      expect(stdout).toMatch(/local\s+openai\s+ollama: objectArguments, textToolCalls=hermes\s+ok/);
+      expect(stdout).toMatch(/local\s+openai\s+ollama: maxTokensField=max_tokens, objectArguments, textToolCalls=hermes\s+ok/);
       expect(models.requests[0]!.path).toBe("/v1/models");
     } finally {
       await models.close();

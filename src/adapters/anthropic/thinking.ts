@@ -6,10 +6,13 @@ export const MIN_THINKING_BUDGET = 1024;
 
 /** OpenAI-style effort as a thinking budget in tokens. */
 export const BUDGET_BY_EFFORT: Record<ReasoningEffort, number> = {
+  none: 0,
   minimal: 1024,
   low: 1024,
   medium: 4096,
   high: 16384,
+  xhigh: 24576,
+  max: 32768,
 };
 
 /** The thinking budget asked for, if any: an explicit budget wins over effort; 0 means no thinking. */

@@ -10,12 +10,12 @@ import { toWireMessages } from "./to-messages.ts";
 
 export interface RequestOptions {
   /**
-   * The body field for `maxTokens`. Default `max_tokens`: every compatible server knows it, while
-   * `max_completion_tokens` is OpenAI-only (but OpenAI's reasoning models refuse `max_tokens`,
-   * so the quirk preset for them switches this). A request whose `extra` carries
-   * `max_completion_tokens` gets no `max_tokens` either way.
+   * The body field for `maxTokens`. `as-sent` (the default): `max_completion_tokens` when the
+   * client chose that field (`openaiFields`), else `max_tokens`: OpenAI's reasoning models refuse
+   * `max_tokens`, while many compatible servers know only `max_tokens` (their presets force it).
+   * A request whose `extra` carries `max_completion_tokens` gets no `max_tokens` either way.
    */
-  maxTokensField?: "max_tokens" | "max_completion_tokens";
+  maxTokensField?: "as-sent" | "max_tokens" | "max_completion_tokens";
 }
 
 function toTool(tool: ToolDefinition): ChatCompletionFunctionTool {
@@ -60,13 +60,26 @@ function toolFields(request: ChatRequest): Partial<ChatCompletionCreateParamsNon
   };
 }
 
+function maxTokensField(request: ChatRequest, option: RequestOptions["maxTokensField"] = "as-sent"): string | undefined {
+  if (request.extra && "max_completion_tokens" in request.extra) return undefined;
+  if (option !== "as-sent") return option;
+  return request.openaiFields?.["max_completion_tokens"] === undefined ? "max_tokens" : "max_completion_tokens";
+}
+
+/** The client's OpenAI-only fields, but the token limit: `maxTokens` (which the loop may adjust) is sent instead. */
+function openaiOnlyFields(request: ChatRequest): { [key: string]: unknown } {
+  if (!request.openaiFields) return {};
+  const { max_completion_tokens: _limit, ...fields } = request.openaiFields;
+  return fields;
+}
+
 function samplingFields(request: ChatRequest, options: RequestOptions): Partial<ChatCompletionCreateParamsNonStreaming> {
-  const extra = request.extra ?? {};
-  const maxTokensField = "max_completion_tokens" in extra ? undefined : (options.maxTokensField ?? "max_tokens");
+  const field = maxTokensField(request, options.maxTokensField);
   return {
+    ...openaiOnlyFields(request),
     ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
     ...(request.topP === undefined ? {} : { top_p: request.topP }),
-    ...(request.maxTokens === undefined || !maxTokensField ? {} : { [maxTokensField]: request.maxTokens }),
+    ...(request.maxTokens === undefined || !field ? {} : { [field]: request.maxTokens }),
     ...(request.stop?.length ? { stop: request.stop } : {}),
     ...(request.seed === undefined ? {} : { seed: request.seed }),
     ...(request.user === undefined ? {} : { user: request.user }),

@@ -8,7 +8,7 @@ import type { QuirkSwitches } from "./types.ts";
 const openai: Readonly<QuirkSwitches> = {
   stripToolFieldsWithoutTools: true,
   toolChoice: "send",
-  maxTokensField: "max_tokens",
+  maxTokensField: "as-sent",
   assistantContentString: false,
   ensureUserMessage: false,
   toolTypeFunction: false,
@@ -29,20 +29,27 @@ const openai: Readonly<QuirkSwitches> = {
   retryToolUseFailed: false,
 };
 
+/**
+ * Providers whose API documents only `max_tokens`: a client's `max_completion_tokens` limit is
+ * sent under that name, so it is not lost to a field they ignore or refuse.
+ */
+const maxTokensOnly = { maxTokensField: "max_tokens" } as const;
+
 /** Local servers: lenient about what they get, loose about what they send back. */
-const local: Readonly<QuirkSwitches> = { ...openai, objectArguments: true, textToolCalls: "hermes" };
+const local: Readonly<QuirkSwitches> = { ...openai, ...maxTokensOnly, objectArguments: true, textToolCalls: "hermes" };
 
 export const PRESETS = {
   openai,
-  zhipu: { ...openai, assistantContentString: true, ensureUserMessage: true, toolTypeFunction: true, flattenContent: true },
-  minimax: { ...openai, thinkTags: true, reasoningDetails: true },
+  zhipu: { ...openai, ...maxTokensOnly, assistantContentString: true, ensureUserMessage: true, toolTypeFunction: true, flattenContent: true },
+  minimax: { ...openai, ...maxTokensOnly, thinkTags: true, reasoningDetails: true },
   // `deepseek-reasoner` is the thinking mode today (V3.1 and later) and wants its reasoning back
   // like the others; only the R1-era reasoner refused it (replayReasoningExceptModels is for that).
-  deepseek: { ...openai, replayReasoning: "tool-turns", reasoningField: "reasoning_content" },
-  mistral: { ...openai, toolCallIds: "alnum9", bridgeUserAfterTool: true, prefixTrailingAssistant: true },
-  gemini: { ...openai, functionNames: "gemini", toolSchemas: "gemini", thoughtSignatures: true, ensureUserMessage: true },
+  deepseek: { ...openai, ...maxTokensOnly, replayReasoning: "tool-turns", reasoningField: "reasoning_content" },
+  mistral: { ...openai, ...maxTokensOnly, toolCallIds: "alnum9", bridgeUserAfterTool: true, prefixTrailingAssistant: true },
+  gemini: { ...openai, ...maxTokensOnly, functionNames: "gemini", toolSchemas: "gemini", thoughtSignatures: true, ensureUserMessage: true },
   ollama: local,
-  vllm: { ...local, toolChoice: "omit-auto" },
+  // vLLM takes either field.
+  vllm: { ...local, maxTokensField: "as-sent", toolChoice: "omit-auto" },
   llamacpp: local,
   lmstudio: local,
   groq: { ...openai, retryToolUseFailed: true },

@@ -15,7 +15,7 @@ const oneOf = (...values: string[]): SwitchSpec => ({ kind: "enum", values });
 export const SWITCH_SPECS: Record<QuirkSwitchName, SwitchSpec> = {
   stripToolFieldsWithoutTools: flag,
   toolChoice: oneOf("send", "omit-auto"),
-  maxTokensField: oneOf("max_tokens", "max_completion_tokens"),
+  maxTokensField: oneOf("as-sent", "max_tokens", "max_completion_tokens"),
   assistantContentString: flag,
   ensureUserMessage: flag,
   toolTypeFunction: flag,

@@ -21,8 +21,12 @@ export interface QuirkSwitches {
    * --enable-auto-tool-choice and --tool-call-parser to be set".
    */
   toolChoice: "send" | "omit-auto";
-  /** The body field for `maxTokens` (OpenAI reasoning models want `max_completion_tokens`). */
-  maxTokensField: "max_tokens" | "max_completion_tokens";
+  /**
+   * The body field for `maxTokens`. `as-sent`: the field the client used (OpenAI's reasoning
+   * models refuse `max_tokens`: "Unsupported parameter: 'max_tokens' is not supported with this
+   * model. Use 'max_completion_tokens' instead."). `max_tokens` for servers that know only that.
+   */
+  maxTokensField: "as-sent" | "max_tokens" | "max_completion_tokens";
 
   // ---- Message shape ----
 

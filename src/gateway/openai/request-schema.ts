@@ -79,7 +79,26 @@ const responseFormat = z.discriminatedUnion("type", [
   }),
 ]);
 
+/**
+ * OpenAI fields the gateway has no neutral meaning for: checked for shape here, then sent as they
+ * are to OpenAI-protocol providers (`openaiFields`). Fields whose answer would need translating
+ * back (logprobs, audio output) are not among them.
+ */
+export const openaiPassThroughFields = {
+  frequency_penalty: z.number().min(-2).max(2).nullable().optional(),
+  presence_penalty: z.number().min(-2).max(2).nullable().optional(),
+  logit_bias: z.record(z.string(), z.number().min(-100).max(100)).nullable().optional(),
+  service_tier: z.string().nullable().optional(),
+  store: z.boolean().nullable().optional(),
+  metadata: z.record(z.string(), z.string()).nullable().optional(),
+  prediction: z.object({ type: z.literal("content"), content: z.unknown() }).nullable().optional(),
+  verbosity: z.enum(["low", "medium", "high"]).nullable().optional(),
+  prompt_cache_key: z.string().nullable().optional(),
+  safety_identifier: z.string().nullable().optional(),
+};
+
 export const chatCompletionRequestSchema = z.object({
+  ...openaiPassThroughFields,
   model: z.string().min(1),
   messages: z.array(chatMessageSchema).min(1),
   tools: z.array(functionTool).optional(),
@@ -95,8 +114,10 @@ export const chatCompletionRequestSchema = z.object({
   user: z.string().optional(),
   stream: z.boolean().nullable().optional(),
   stream_options: z.object({ include_usage: z.boolean().optional() }).nullable().optional(),
-  reasoning_effort: z.enum(["minimal", "low", "medium", "high"]).nullable().optional(),
+  reasoning_effort: z.enum(["none", "minimal", "low", "medium", "high", "xhigh", "max"]).nullable().optional(),
   n: z.literal(1, { message: "only n=1 is supported" }).nullable().optional(),
+  // Refused rather than ignored: a client that asks for them would get `logprobs: null` back.
+  logprobs: z.literal(false, { message: "logprobs are not supported" }).nullable().optional(),
 });
 
 export type ChatCompletionRequest = z.infer<typeof chatCompletionRequestSchema>;

@@ -11,7 +11,7 @@ import type {
   ToolResultBlock,
   UserContent,
 } from "../../core/index.ts";
-import type { ChatCompletionRequest, ChatMessageInput } from "./request-schema.ts";
+import { openaiPassThroughFields, type ChatCompletionRequest, type ChatMessageInput } from "./request-schema.ts";
 
 type Input<R extends ChatMessageInput["role"]> = Extract<ChatMessageInput, { role: R }>;
 
@@ -133,6 +133,19 @@ function defined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== null)) as T;
 }
 
+const PASS_THROUGH = Object.keys(openaiPassThroughFields) as (keyof typeof openaiPassThroughFields)[];
+
+/**
+ * The OpenAI-only fields the client set, and `max_completion_tokens` when it chose that field
+ * (OpenAI's reasoning models refuse `max_tokens`; the adapter sends the field the client chose).
+ */
+function openaiFields(body: ChatCompletionRequest): ChatRequest["openaiFields"] {
+  const fields: { [key: string]: unknown } = {};
+  for (const key of PASS_THROUGH) if (body[key] != null) fields[key] = body[key];
+  if (body.max_completion_tokens != null) fields["max_completion_tokens"] = body.max_completion_tokens;
+  return Object.keys(fields).length > 0 ? fields : undefined;
+}
+
 /** The neutral request; `model` is left for the router to fill with the provider's model id. */
 export function toNeutralRequest(body: ChatCompletionRequest): Omit<ChatRequest, "model"> {
   const maxTokens = body.max_completion_tokens ?? body.max_tokens ?? undefined;
@@ -149,5 +162,6 @@ export function toNeutralRequest(body: ChatCompletionRequest): Omit<ChatRequest,
     seed: body.seed ?? undefined,
     user: body.user,
     reasoning: body.reasoning_effort ? { effort: body.reasoning_effort } : undefined,
+    openaiFields: openaiFields(body),
   });
 }

@@ -349,10 +349,16 @@ describe("thinking", () => {
     ["low", 1024],
     ["medium", 4096],
     ["high", 16384],
+    ["xhigh", 24576],
+    ["max", 32768],
   ] as const)("effort %s -> budget %i", (effort, budget) => {
     const body = wire(request([userText("x")], { reasoning: { effort } }));
     expect(body.thinking).toEqual({ type: "enabled", budget_tokens: budget });
     expect(body.max_tokens).toBeGreaterThan(budget);
+  });
+
+  it("effort none -> no thinking", () => {
+    expect(wire(request([userText("x")], { reasoning: { effort: "none" } }))).not.toHaveProperty("thinking");
   });
 
   it("takes an explicit budget, raising max_tokens above it and keeping the answer's room", () => {

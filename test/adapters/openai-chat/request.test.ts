@@ -185,15 +185,31 @@ describe("openai-chat request body", () => {
     });
   });
 
-  it("max tokens: max_tokens by default, max_completion_tokens by option or when extra carries it", () => {
+  it("max tokens: the field the client chose by default (as-sent), a fixed one by option, or the one extra carries", () => {
     const request = { ...simpleRequest(), maxTokens: 100 };
     expect(toChatCompletionParams(request)).toMatchObject({ max_tokens: 100 });
+    const chosen = toChatCompletionParams({ ...request, openaiFields: { max_completion_tokens: 100 } });
+    expect(chosen).toMatchObject({ max_completion_tokens: 100 });
+    expect(chosen).not.toHaveProperty("max_tokens");
+    const forced = toChatCompletionParams({ ...request, openaiFields: { max_completion_tokens: 100 } }, { maxTokensField: "max_tokens" });
+    expect(forced).toMatchObject({ max_tokens: 100 });
+    expect(forced).not.toHaveProperty("max_completion_tokens");
     const viaOption = toChatCompletionParams(request, { maxTokensField: "max_completion_tokens" });
     expect(viaOption).toMatchObject({ max_completion_tokens: 100 });
     expect(viaOption).not.toHaveProperty("max_tokens");
     const viaExtra = toChatCompletionParams({ ...request, extra: { max_completion_tokens: 50 } });
     expect(viaExtra).toMatchObject({ max_completion_tokens: 50 });
     expect(viaExtra).not.toHaveProperty("max_tokens");
+  });
+
+  it("sends the client's OpenAI-only fields; the token limit comes from maxTokens (the loop may adjust it), extra wins", () => {
+    const body = toChatCompletionParams({
+      ...simpleRequest(),
+      maxTokens: 80,
+      openaiFields: { frequency_penalty: 0.5, logit_bias: { "1": -100 }, max_completion_tokens: 100, service_tier: "flex" },
+      extra: { service_tier: "priority" },
+    });
+    expect(body).toMatchObject({ frequency_penalty: 0.5, logit_bias: { "1": -100 }, max_completion_tokens: 80, service_tier: "priority" });
   });
 
   it("extra cannot turn streaming off, and its stream_options merge with include_usage", () => {

@@ -272,9 +272,12 @@ describe.each(MODES)("quirk switches (%s)", (mode: Mode) => {
       expect(f.requests.at(-1)!.body.parallel_tool_calls).toBeUndefined();
     });
 
-    it("maxTokensField: an OpenAI reasoning model refuses max_tokens (recorded 400); max_completion_tokens passes", async () => {
+    it("maxTokensField: an OpenAI reasoning model refuses max_tokens (recorded 400); the client's max_completion_tokens (as-sent) or the forced field passes", async () => {
       const f = await start("openai");
       const chat = request(opening(), { model: "o4-mini", maxTokens: 500 });
+      await callModel(adapterFor(f, "openai"), { ...chat, openaiFields: { max_completion_tokens: 500 } }, mode);
+      expect(f.requests.at(-1)!.body.max_completion_tokens).toBe(500);
+      expect(f.requests.at(-1)!.body.max_tokens).toBeUndefined();
       const error = await rejectionOf(callModel(adapterFor(f, "openai"), chat, mode));
       expectProviderError(error, 400, OPENAI_MAX_TOKENS_ERROR);
       expect(error.code).toBe("unsupported_parameter");
