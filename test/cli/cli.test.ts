@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { npmServer } from "../helpers/gateway-harness.ts";
+import { isAlive } from "../helpers/mcp-servers.ts";
 import { sendJson, startFakeUpstream } from "../helpers/fake-upstream.ts";
 import { geminiSchemaErrors } from "../helpers/gemini-schema-rules.ts";
 import { openaiStrictErrors } from "../helpers/openai-strict-rules.ts";
@@ -148,7 +149,40 @@ describe("mcp-gateway serve", () => {
     const exit = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
     child.kill("SIGTERM");
     expect(await exit).toBe(0);
-    for (const pid of serverPids) expect(alive(pid), `MCP server pid ${pid} still alive`).toBe(false);
+    for (const pid of serverPids) expect(isAlive(pid), `MCP server pid ${pid} still alive`).toBe(false);
+  });
+
+  it("on SIGTERM, an MCP tool call in progress on /mcp still gets its result, then it exits 0", async () => {
+    const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+    const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+    const config = writeConfig({ mcpServers: { everything: npmServer("server-everything") }, gateway: { port: 0 } });
+    const child = spawn(process.execPath, [bin, "serve", "--config", config], { cwd: root, env: { ...process.env, LOG_LEVEL: "info" } });
+    children.push(child);
+    let stderr = "";
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr.on("data", (d) => {
+        stderr += d;
+        const match = /listening on (http:\/\/[^"\s]+)/.exec(stderr);
+        if (match) resolve(match[1]!);
+      });
+      child.on("exit", () => reject(new Error(`exited early: ${stderr}`)));
+    });
+    const client = new Client({ name: "shutdown-test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
+    const exit = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    let signalled = false;
+    const result = await client.callTool({ name: "everything__trigger-long-running-operation", arguments: { duration: 1, steps: 4 } }, undefined, {
+      timeout: 15_000,
+      // SIGTERM once the call is under way (its first progress), not on a timer.
+      onprogress: () => {
+        if (!signalled) child.kill("SIGTERM");
+        signalled = true;
+      },
+    });
+    expect(signalled).toBe(true);
+    expect(JSON.stringify(result.content)).toContain("Long running operation completed");
+    expect(await exit).toBe(0);
+    await client.close();
   });
 
   it("refuses a non-loopback host without API keys", async () => {
@@ -174,14 +208,6 @@ function childPids(pid: number): number[] {
     .map(Number);
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe("mcp-gateway check refuses what serve would refuse", () => {
   it("reports prefix \"\" collisions and quirks on an anthropic provider", async () => {

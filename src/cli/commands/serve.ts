@@ -4,6 +4,8 @@ import { listen } from "../../gateway/http/listen.ts";
 import type { CliArgs } from "../args.ts";
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+/** How long in-flight requests get to finish after SIGTERM/SIGINT. */
+const SHUTDOWN_DEADLINE_MS = 10_000;
 
 export async function serveCommand(args: CliArgs): Promise<number> {
   const config = await loadConfigFile(resolveConfigPath(args.config, process.env));
@@ -25,9 +27,10 @@ export async function serveCommand(args: CliArgs): Promise<number> {
       if (stopping) return;
       stopping = true;
       gateway.logger.info({ signal }, "shutting down: finishing in-flight requests");
-      // Stop accepting first, then end the MCP sessions (their SSE streams would hold the close).
-      const closing = server.close(10_000);
-      await gateway.mcpHttp.close();
+      // Stop accepting first; MCP requests in progress get the same deadline to answer, then the
+      // MCP sessions end (their GET streams would hold the close until the deadline).
+      const closing = server.close(SHUTDOWN_DEADLINE_MS);
+      await gateway.mcpHttp.close(SHUTDOWN_DEADLINE_MS);
       await closing;
       await gateway.close();
       gateway.logger.info("stopped");

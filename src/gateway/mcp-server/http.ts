@@ -195,6 +195,9 @@ export class McpHttpEndpoint {
   private readonly sweepEveryMs: number;
   private readonly idleMs: number;
   private readonly now: () => number;
+  /** POSTs whose response is still being written, over all sessions: each owes its client an answer. */
+  private posts = 0;
+  private readonly postsDone: (() => void)[] = [];
 
   constructor(private readonly options: McpHttpOptions) {
     this.idleMs = options.idleMs ?? 30 * 60_000;
@@ -279,24 +282,40 @@ export class McpHttpEndpoint {
   private async serve(entry: HttpSession, request: Request, parsedBody?: unknown): Promise<Response> {
     entry.lastSeen = this.now();
     entry.open++;
+    const post = request.method === "POST";
+    if (post) this.posts++;
+    const finish = () => this.finish(entry, post);
     let response: Response;
     try {
       response = await entry.transport.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody });
     } catch (error) {
-      this.finish(entry);
+      finish();
       throw error;
     }
     if (!response.body) {
-      this.finish(entry);
+      finish();
       return response;
     }
-    return new Response(onFinished(response.body, () => this.finish(entry)), { status: response.status, statusText: response.statusText, headers: response.headers });
+    return new Response(onFinished(response.body, finish), { status: response.status, statusText: response.statusText, headers: response.headers });
   }
 
-  private finish(entry: HttpSession): void {
+  private finish(entry: HttpSession, post: boolean): void {
     entry.open--;
     entry.lastSeen = this.now();
     if (entry.open <= 0) for (const resolve of entry.idleWaiters.splice(0)) resolve();
+    if (post && --this.posts === 0) for (const resolve of this.postsDone.splice(0)) resolve();
+  }
+
+  /** Resolves once no POST response is in progress, or after `ms`. */
+  private postsFinished(ms: number): Promise<void> {
+    if (this.posts === 0 || ms <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.postsDone.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   /** Resolves once the session has no response in progress (no open stream); diagnostics and tests. */
@@ -319,9 +338,14 @@ export class McpHttpEndpoint {
     await Promise.all(idle.map((entry) => this.closeSession(entry)));
   }
 
-  /** Closes every session (open streams end) and stops the sweeper. */
-  async close(): Promise<void> {
+  /**
+   * Closes every session (open streams end) and stops the sweeper. With `graceMs`, the requests
+   * in progress (tool calls, the `chat` tool) first get up to that long to send their answers;
+   * GET streams, which never finish on their own, end only then.
+   */
+  async close(graceMs = 0): Promise<void> {
     clearInterval(this.sweeper);
+    await this.postsFinished(graceMs);
     await Promise.all([...this.sessions.values()].map((entry) => this.closeSession(entry)));
   }
 }
