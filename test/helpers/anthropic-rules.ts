@@ -41,8 +41,12 @@ function toolError(body: Json): string | undefined {
     if (typeof tool.name !== "string" || !TOOL_NAME.test(tool.name)) {
       return `tools.${i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`;
     }
-    if (!isObject(tool.input_schema)) return `tools.${i}.custom.input_schema: Field required`;
-    if (tool.input_schema.type === undefined) return `tools.${i}.custom.input_schema.type: Field required`;
+    const schema = tool.input_schema;
+    if (!isObject(schema)) return `tools.${i}.custom.input_schema: Field required`;
+    if (schema.type === undefined) return `tools.${i}.custom.input_schema.type: Field required`;
+    if (["oneOf", "allOf", "anyOf"].some((key) => key in schema)) {
+      return `tools.${i}.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the top level`;
+    }
     if (names.has(tool.name)) return "tools: Tool names must be unique.";
     names.add(tool.name);
   }

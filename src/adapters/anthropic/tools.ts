@@ -1,14 +1,23 @@
 import type { JsonSchema, ToolDefinition } from "../../core/index.ts";
+import { toAnthropic } from "../../core/schema/index.ts";
 import type { Tool } from "./wire.ts";
 
+const normalized = new WeakMap<JsonSchema, Tool["input_schema"]>();
+
 /**
- * Anthropic requires a top-level `type` ("tools.N.custom.input_schema.type: Field required"); MCP
- * tools without parameters often send `{}`. Deeper normalization (top-level unions, draft
- * 2020-12) belongs to the tool registry, which prepares schemas per provider before they get here.
+ * Every tool's schema as Anthropic takes it (`toAnthropic`: a root `type`, no root
+ * `anyOf`/`oneOf`/`allOf`, draft 2020-12), or it refuses the request: "input_schema does not
+ * support oneOf, allOf, or anyOf at the top level". The registry already did this for MCP tools;
+ * the client's own tools (the request's `tools`) arrive as the client wrote them, for OpenAI,
+ * which accepts such schemas. Cached by schema object, so a registry schema is done once.
  */
 function inputSchema(schema: JsonSchema): Tool["input_schema"] {
-  if (schema["type"] !== undefined) return schema as Tool["input_schema"];
-  return { ...schema, type: "object", properties: schema["properties"] ?? {} };
+  let wire = normalized.get(schema);
+  if (wire === undefined) {
+    wire = toAnthropic(schema).schema as Tool["input_schema"];
+    normalized.set(schema, wire);
+  }
+  return wire;
 }
 
 /**

@@ -296,6 +296,17 @@ describe("tools and tool_choice", () => {
     expect(withTools(extra)).toEqual(expected);
   });
 
+  it("normalizes a client tool's schema the way Anthropic takes it: no root union, a root type", () => {
+    const oneOfRoot = { type: "object", properties: { id: { type: "string" }, path: { type: "string" } }, anyOf: [{ required: ["id"] }, { required: ["path"] }] };
+    const body = wire(request([userText("x")], { tools: [tool("lookup", oneOfRoot), tool("untyped", { properties: { q: { type: "string" } } })] }));
+    expect(anthropicRequestError(body)).toBeUndefined();
+    expect(body.tools![0]!.input_schema).toMatchObject({ type: "object", properties: { id: { type: "string" }, path: { type: "string" } } });
+    expect(body.tools![0]!.input_schema).not.toHaveProperty("anyOf");
+    expect(body.tools![1]!.input_schema).toMatchObject({ type: "object", properties: { q: { type: "string" } } });
+    const direct = { ...body, tools: [{ name: "lookup", input_schema: oneOfRoot }] };
+    expect(anthropicRequestError(direct)).toBe("tools.0.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the top level");
+  });
+
   it("sends neither tools nor tool_choice without tools", () => {
     const body = wire(request([userText("x")], { tools: [], toolChoice: { type: "required" }, parallelToolCalls: false }));
     expect(body.tools).toBeUndefined();
