@@ -14,13 +14,18 @@ import type { WireParams } from "./wire.ts";
 export const DEFAULT_MAX_TOKENS = 4096;
 
 /**
- * With thinking on, Anthropic rejects a changed temperature and accepts top_p only in [0.95, 1];
- * those are dropped rather than failing the request.
+ * Anthropic's sampling rules, met rather than failing the request:
+ * - with thinking on, it rejects a changed temperature and accepts top_p only in [0.95, 1];
+ * - its temperature goes from 0 to 1 (OpenAI's to 2): higher values are sent as 1;
+ * - since the 4.5 models, "`temperature` and `top_p` cannot both be specified for this model.
+ *   Please use only one.": with both set, temperature is sent.
  */
 function sampling(request: ChatRequest, thinking: boolean): Pick<WireParams, "temperature" | "top_p"> {
+  const temperature = request.temperature !== undefined && !thinking ? Math.min(1, request.temperature) : undefined;
+  const topP = request.topP !== undefined && temperature === undefined && (!thinking || request.topP >= 0.95) ? request.topP : undefined;
   return {
-    ...(request.temperature !== undefined && !thinking ? { temperature: request.temperature } : {}),
-    ...(request.topP !== undefined && (!thinking || request.topP >= 0.95) ? { top_p: request.topP } : {}),
+    ...(temperature === undefined ? {} : { temperature }),
+    ...(topP === undefined ? {} : { top_p: topP }),
   };
 }
 

@@ -326,14 +326,13 @@ describe("parameters", () => {
     const body = wire(
       request([userText("x")], {
         temperature: 0.2,
-        topP: 0.9,
         stop: ["END"],
         user: "user-42",
         seed: 7,
         extra: { top_k: 5, service_tier: "auto", max_tokens: 999 },
       }),
     );
-    expect(body).toMatchObject({ temperature: 0.2, top_p: 0.9, stop_sequences: ["END"], metadata: { user_id: "user-42" }, top_k: 5, service_tier: "auto", max_tokens: 999 });
+    expect(body).toMatchObject({ temperature: 0.2, stop_sequences: ["END"], metadata: { user_id: "user-42" }, top_k: 5, service_tier: "auto", max_tokens: 999 });
     expect(body.seed).toBeUndefined();
   });
 
@@ -389,6 +388,19 @@ describe("thinking", () => {
     expect(wire(request([userText("x")], { ...base, toolChoice: { type: "tool", name: "get_weather" } })).tool_choice).toEqual({ type: "auto" });
     expect(wire(request([userText("x")], { ...base, topP: 0.97 })).top_p).toBe(0.97);
     expect(anthropicRequestError(forced)).toBeUndefined();
+  });
+});
+
+describe("sampling", () => {
+  it("sends temperature alone when both are set (4.5+ models refuse both), top_p alone when it is alone", () => {
+    const both = wire(request([userText("x")], { temperature: 0.3, topP: 0.9 }));
+    expect([both.temperature, both.top_p]).toEqual([0.3, undefined]);
+    expect(wire(request([userText("x")], { topP: 0.9 })).top_p).toBe(0.9);
+  });
+
+  it("sends an OpenAI temperature above Anthropic's maximum of 1 as 1", () => {
+    expect(wire(request([userText("x")], { temperature: 1.5 })).temperature).toBe(1);
+    expect(wire(request([userText("x")], { temperature: 0 })).temperature).toBe(0);
   });
 });
 
