@@ -35,6 +35,7 @@ export class McpPool {
   private readonly listeners = new Set<(registry: ToolRegistry) => void>();
   private readonly readyListeners = new Set<ReadyListener>();
   private readonly caller: ToolCaller;
+  private readonly taskToolsReported = new Set<string>();
 
   constructor(
     readonly servers: readonly ServerConfig[],
@@ -126,7 +127,7 @@ export class McpPool {
     for (const connection of this.connections.values()) {
       const allowed = compileToolFilter(connection.config.tools);
       for (const tool of connection.tools) {
-        if (!allowed(tool.name)) continue;
+        if (!allowed(tool.name) || this.needsTasks(connection.name, tool)) continue;
         entries.push({ server: connection.name, prefix: connection.config.prefix, tool: tool.name });
         toolsByKey.set(`${connection.name}\u0000${tool.name}`, tool);
       }
@@ -139,6 +140,22 @@ export class McpPool {
     const tools = [...map.names].map(([name, ref]) => ({ name, server: ref.server, tool: toolsByKey.get(`${ref.server}\u0000${ref.tool}`)! }));
     this.current = new ToolRegistry(++this.version, tools, this.caller);
     for (const listener of this.listeners) listener(this.current);
+  }
+
+  /**
+   * A tool that must be called as a task (MCP 2025-11-25 `execution.taskSupport: "required"`)
+   * cannot be called here: the gateway does not support tasks, so a plain call is refused
+   * ("requires task augmentation"). It is left out rather than offered to models and clients
+   * that could never run it; said once per tool.
+   */
+  private needsTasks(server: string, tool: RegisteredTool["tool"]): boolean {
+    if (tool.execution?.taskSupport !== "required") return false;
+    const key = `${server}\u0000${tool.name}`;
+    if (!this.taskToolsReported.has(key)) {
+      this.taskToolsReported.add(key);
+      this.options.logger.warn({ server, tool: tool.name }, "tool left out: it must be called as a task, which the gateway does not support");
+    }
+    return true;
   }
 
   async close(): Promise<void> {

@@ -87,6 +87,13 @@ describe("real MCP servers over stdio", () => {
     expect(pool.registry.get("ev_get-sum")).toMatchObject({ server: "narrow", tool: { name: "get-sum" } });
   });
 
+  it("leaves out a tool that must be called as a task (taskSupport: required): the gateway cannot run tasks", () => {
+    const upstream = pool.connection("everything")!.tools.find((t) => t.name === "simulate-research-query");
+    expect(upstream?.execution?.taskSupport).toBe("required");
+    expect(names("everything")).not.toContain("everything__simulate-research-query");
+    expect(pool.registry.get("everything__simulate-research-query")).toBeUndefined();
+  });
+
   it("applies allow/deny filters (with wildcards) and a custom prefix", () => {
     const narrow = names("narrow");
     expect(narrow).toContain("ev_echo");
