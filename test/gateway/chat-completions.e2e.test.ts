@@ -245,6 +245,24 @@ describe("refusals and disconnects", () => {
   });
 });
 
+describe("/v1/models with the openai client", () => {
+  it("lists aliases, and retrieves an alias or any provider/model, encoded or not", async () => {
+    expect((await client.models.list()).data.map((m) => m.id)).toContain("smart");
+    expect(await client.models.retrieve("smart")).toMatchObject({ id: "smart", object: "model", owned_by: "claude" });
+    expect(await client.models.retrieve("fake/gpt-test")).toMatchObject({ id: "fake/gpt-test", owned_by: "fake" });
+    const raw = await fetch(`${gw.url}/v1/models/fake/some/nested-id`);
+    expect(await raw.json()).toMatchObject({ id: "fake/some/nested-id", owned_by: "fake" });
+  });
+
+  it("refuses an unknown model with 404 model_not_found", async () => {
+    for (const id of ["nope/gpt", "no-such-alias", "fake/"]) {
+      const error = await client.models.retrieve(id).catch((e: unknown) => e);
+      expect(error, id).toBeInstanceOf(OpenAI.NotFoundError);
+      expect((error as InstanceType<typeof OpenAI.NotFoundError>).code).toBe("model_not_found");
+    }
+  });
+});
+
 describe("heartbeat", () => {
   it("sends SSE comments while a slow MCP tool runs, then the answer", async () => {
     const fresh = await startScriptedUpstream("openai", (_req, index) =>

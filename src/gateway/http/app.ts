@@ -11,7 +11,7 @@ import { hostGuard } from "./host-guard.ts";
 import { gatewayConcurrencyCap } from "./limits.ts";
 import { requestIdFrom } from "./request-id.ts";
 import { chatCompletionsHandler } from "./routes/chat-completions.ts";
-import { modelsHandler } from "./routes/models.ts";
+import { modelHandler, modelsHandler } from "./routes/models.ts";
 
 export interface HealthReport {
   status: "ok" | "degraded";
@@ -45,6 +45,7 @@ export function createApp(deps: AppDeps): Hono {
   app.use("/v1/*", auth, gatewayConcurrencyCap(deps.config));
   app.post("/v1/chat/completions", chatCompletionsHandler(deps));
   app.get("/v1/models", modelsHandler(deps.config));
+  app.get("/v1/models/*", modelHandler(deps.config));
   // Liveness for anyone; server and provider details (errors, stderr tails) only for key holders
   // when keys are configured.
   app.get("/health", async (c) => {

@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { GatewayConfig } from "../../../core/config/index.ts";
+import { GatewayError } from "../../../core/index.ts";
 
 interface ModelEntry {
   id: string;
@@ -21,4 +22,29 @@ export function listModels(config: GatewayConfig): ModelEntry[] {
 export function modelsHandler(config: GatewayConfig) {
   const body = { object: "list", data: listModels(config) };
   return (c: Context) => c.json(body);
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * `GET /v1/models/{id}` (the openai client's `models.retrieve`). Ids hold a slash
+ * (`openai/gpt-4o`), sent encoded (`%2F`) by the SDKs or raw. A listed id or alias is found; so
+ * is any `provider/model` of a configured provider, since the gateway routes every one of them.
+ */
+export function modelHandler(config: GatewayConfig) {
+  const listed = new Map(listModels(config).map((entry) => [entry.id, entry]));
+  return (c: Context) => {
+    const id = safeDecode(c.req.path.slice("/v1/models/".length));
+    const slash = id.indexOf("/");
+    const provider = slash > 0 ? id.slice(0, slash) : undefined;
+    const entry = listed.get(id) ?? (provider !== undefined && slash < id.length - 1 && Object.hasOwn(config.providers, provider) ? { id, object: "model" as const, created: 0, owned_by: provider } : undefined);
+    if (!entry) throw GatewayError.notFound(`The model "${id}" does not exist`, "model_not_found", "model");
+    return c.json(entry);
+  };
 }
