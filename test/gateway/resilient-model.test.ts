@@ -252,6 +252,37 @@ describe("resilientModel.complete: attempts are per candidate", () => {
   });
 });
 
+describe("resilientModel: a fallback that answered is kept for the request's later calls", () => {
+  it("complete: the next call (the loop's next turn) starts at the fallback, without the primary's retries", async () => {
+    const a = new FakeAdapter("a", [{ fail: retryable503() }]);
+    const b = new FakeAdapter("b", [{}]);
+    const chat = model([candidate(a, "a-model"), candidate(b, "b-model")], { policy: policy({ attempts: 2 }) });
+    expect((await chat.complete(request())).id).toBe("b-1");
+    expect((await chat.complete(request())).id).toBe("b-2");
+    expect([a.calls, b.calls]).toEqual([2, 2]);
+  });
+
+  it("stream: likewise; a failing fallback still goes on down the list, never back up", async () => {
+    const a = new FakeAdapter("a", [{ fail: upstream(500) }]);
+    const b = new FakeAdapter("b", [{ events: answer("b1", "one") }, { fail: upstream(500) }]);
+    const c = new FakeAdapter("c", [{ events: answer("c1", "two") }]);
+    const chat = model([candidate(a, "a-model"), candidate(b, "b-model"), candidate(c, "c-model")]);
+    expect((await drain(chat.stream(request()))).error).toBeUndefined();
+    const second = await drain(chat.stream(request()));
+    expect(second.error).toBeUndefined();
+    expect(second.events.at(-1)).toEqual({ type: "done", result: result("c1") });
+    expect([a.calls, b.calls, c.calls]).toEqual([1, 2, 1]);
+  });
+
+  it("a new model (the next request) starts at the primary again", async () => {
+    const a = new FakeAdapter("a", [{ fail: upstream(500) }, {}]);
+    const b = new FakeAdapter("b", [{}]);
+    const candidates = [candidate(a, "a-model"), candidate(b, "b-model")];
+    expect((await model(candidates).complete(request())).id).toBe("b-1");
+    expect((await model(candidates).complete(request())).id).toBe("a-2");
+  });
+});
+
 describe("resilientModel.complete: the wait budget", () => {
   it("does not retry when retry-after exceeds the budget: throws at once with one candidate", async () => {
     const fail = retryable503("slow down", 5_000);

@@ -25,19 +25,26 @@ export interface ResilientOptions {
 /** Events that mean the client may already have seen output: no retry after these. */
 const isVisible = (event: StreamEvent) => event.type !== "start" && event.type !== "usage";
 
-/** Where a request is in its candidates and retries, and what to do after a failure. */
+/** Where a model call is in its candidates and retries, and what to do after a failure. */
 class Attempts {
-  #index = 0;
+  #index: number;
   #attempt = 1;
   #waited = 0;
 
   constructor(
     private readonly options: ResilientOptions,
     private readonly signal: AbortSignal | undefined,
-  ) {}
+    start: number,
+  ) {
+    this.#index = start;
+  }
 
   get candidate(): ModelCandidate {
     return this.options.candidates[this.#index]!;
+  }
+
+  get index(): number {
+    return this.#index;
   }
 
   /**
@@ -66,7 +73,14 @@ class Attempts {
   }
 }
 
+/**
+ * One per request. Once a fallback has answered, the request's later model calls (the next
+ * turns of its agent loop) start there: the primary just failed past its retries, and trying it
+ * again on every turn would add its retries and backoff to each. The next request starts at the
+ * primary again.
+ */
 export function resilientModel(options: ResilientOptions): ChatModel {
+  let start = 0;
   const forCandidate = (request: ChatRequest, candidate: ModelCandidate): ChatRequest => ({
     ...request,
     model: candidate.modelId,
@@ -77,18 +91,20 @@ export function resilientModel(options: ResilientOptions): ChatModel {
   // every event's).
   return {
     async complete(request, signal) {
-      const attempts = new Attempts(options, signal);
+      const attempts = new Attempts(options, signal, start);
       for (;;) {
         const candidate = attempts.candidate;
         try {
-          return await candidate.provider.adapter.complete(forCandidate(request, candidate), signal);
+          const result = await candidate.provider.adapter.complete(forCandidate(request, candidate), signal);
+          start = attempts.index;
+          return result;
         } catch (thrown) {
           await attempts.next(thrown, false);
         }
       }
     },
     async *stream(request, signal) {
-      const attempts = new Attempts(options, signal);
+      const attempts = new Attempts(options, signal, start);
       for (;;) {
         const candidate = attempts.candidate;
         let visible = false;
@@ -97,6 +113,7 @@ export function resilientModel(options: ResilientOptions): ChatModel {
             visible ||= isVisible(event);
             yield event;
           }
+          start = attempts.index;
           return;
         } catch (thrown) {
           await attempts.next(thrown, visible);
