@@ -9,6 +9,15 @@ export interface ParsedArguments {
   repaired?: boolean;
 }
 
+/** jsonrepair's text for broken argument text (it keeps the valid text it starts from), if it has one. */
+export function repairedArgumentText(raw: string): string | undefined {
+  try {
+    return jsonrepair(raw.trim());
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Parses a model's tool-call argument text. Empty text and `null` mean "no arguments" (models
  * send both for argument-less tools). Broken JSON is repaired with jsonrepair; what still is not

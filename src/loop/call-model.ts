@@ -48,6 +48,11 @@ export async function* callModel(
         if (index !== undefined && event.delta !== "") yield { type: "client_tool_call_delta", index, delta: event.delta };
         break;
       }
+      case "tool_call_end": {
+        const index = clientIndexByUpstream.get(event.index);
+        if (index !== undefined) yield { type: "client_tool_call_end", index, call: event.call };
+        break;
+      }
       case "done":
         return event.result;
       default:

@@ -55,6 +55,8 @@ export type LoopEvent =
   /** A streamed client tool call opening (MCP calls are never surfaced as tool calls). */
   | { type: "client_tool_call_start"; index: number; id: string; name: string }
   | { type: "client_tool_call_delta"; index: number; delta: string }
+  /** The streamed client tool call, complete: its arguments parsed (and repaired, if need be). */
+  | { type: "client_tool_call_end"; index: number; call: ToolCallBlock }
   | { type: "model_response"; turn: number; result: ChatResult }
   | { type: "tool_start"; turn: number; call: ToolCallBlock }
   | { type: "tool_progress"; turn: number; call: ToolCallBlock; progress: ToolProgress }

@@ -175,6 +175,7 @@ describe("agent loop", () => {
     expect(events.filter((e) => e.type.startsWith("client_tool_call"))).toEqual([
       { type: "client_tool_call_start", index: 0, id: "c1", name: "client_lookup" },
       { type: "client_tool_call_delta", index: 0, delta: '{"q":"x"}' },
+      { type: "client_tool_call_end", index: 0, call: call("c1", "client_lookup", { q: "x" }) },
     ]);
     expect(outcome.message.content).toEqual([
       { type: "reasoning", text: "think" },

@@ -4,6 +4,8 @@
  */
 import type { LoopEvent } from "../../loop/index.ts";
 import type { Usage } from "../../core/index.ts";
+import { ArgumentRelay } from "./argument-relay.ts";
+import { argumentText } from "./to-completion.ts";
 import type { FinishReason } from "./finish-reason.ts";
 import type { GatewayInfo } from "./gateway-info.ts";
 import { toOpenAIUsage } from "./usage.ts";
@@ -16,6 +18,9 @@ type Delta = {
 };
 
 export class ChunkBuilder {
+  /** Per client tool call (by output index): its argument text, relayed as in a non-streamed answer. */
+  private readonly relays = new Map<number, ArgumentRelay>();
+
   constructor(
     private readonly id: string,
     private readonly model: string,
@@ -45,14 +50,23 @@ export class ChunkBuilder {
       case "reasoning_delta":
         return this.chunk({ reasoning_content: event.delta });
       case "client_tool_call_start":
+        this.relays.set(event.index, new ArgumentRelay());
         return this.chunk({
           tool_calls: [{ index: event.index, id: event.id, type: "function", function: { name: event.name, arguments: "" } }],
         });
       case "client_tool_call_delta":
-        return this.chunk({ tool_calls: [{ index: event.index, function: { arguments: event.delta } }] });
+        return this.argumentsChunk(event.index, (relay) => relay.push(event.delta));
+      case "client_tool_call_end":
+        return this.argumentsChunk(event.index, (relay) => relay.finish(argumentText(event.call)));
       default:
         return undefined;
     }
+  }
+
+  private argumentsChunk(index: number, next: (relay: ArgumentRelay) => string): object | undefined {
+    const relay = this.relays.get(index);
+    const text = relay ? next(relay) : "";
+    return text === "" ? undefined : this.chunk({ tool_calls: [{ index, function: { arguments: text } }] });
   }
 
   /** The closing chunk; `info` rides along as the extra `mcp_gateway` field. */

@@ -1,4 +1,6 @@
 /** The loop's outcome as a standard `chat.completion` object. */
+import { isDeepStrictEqual } from "node:util";
+import { repairedArgumentText } from "../../adapters/tool-arguments.ts";
 import type { AssistantMessage, ToolCallBlock } from "../../core/index.ts";
 import type { LoopOutcome } from "../../loop/index.ts";
 import { toFinishReason, type FinishReason } from "./finish-reason.ts";
@@ -39,9 +41,11 @@ export function toOpenAIToolCall(call: ToolCallBlock): OpenAIToolCall {
 }
 
 /**
- * The model's own argument text when it is valid JSON; the repaired object when jsonrepair had
- * to fix it; the broken text itself when it could not be repaired (the client decides, rather
- * than running its tool with `{}`).
+ * The model's own argument text when it is valid JSON; the repaired text when jsonrepair had
+ * to fix it (jsonrepair's own text, which keeps the model's valid start, so a stream can send
+ * that start before the repair is known; the serialized arguments when they differ from it);
+ * the broken text itself when it could not be repaired (the client decides, rather than
+ * running its tool with `{}`).
  */
 export function argumentText(call: ToolCallBlock): string {
   if (call.argumentsError !== undefined) return call.rawArguments;
@@ -50,7 +54,17 @@ export function argumentText(call: ToolCallBlock): string {
     JSON.parse(call.rawArguments);
     return call.rawArguments;
   } catch {
-    return JSON.stringify(call.arguments);
+    return repairedText(call) ?? JSON.stringify(call.arguments);
+  }
+}
+
+function repairedText(call: ToolCallBlock): string | undefined {
+  const text = repairedArgumentText(call.rawArguments);
+  if (text === undefined) return undefined;
+  try {
+    return isDeepStrictEqual(JSON.parse(text), call.arguments) ? text : undefined;
+  } catch {
+    return undefined;
   }
 }
 
