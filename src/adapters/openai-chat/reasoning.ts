@@ -1,10 +1,25 @@
 import type { AssistantMessage, ReasoningBlock } from "../../core/index.ts";
 import type { WireMessageFields } from "./wire-types.ts";
 
-/** The non-standard message fields that carry reasoning text, by provider family. */
-export type ReasoningField = "reasoning_content" | "reasoning";
+/**
+ * Where reasoning text came in, by provider family: a non-standard message field, or
+ * (`thinking`) a thinking part of the content array (Mistral's Magistral).
+ */
+export type ReasoningField = "reasoning_content" | "reasoning" | "thinking";
 
-/** The reasoning text of a message or delta and the field it came in, if any is non-empty. */
+/** The text of the content array's thinking parts (`thinking` holds text parts, or a string). */
+function thinkingText(content: WireMessageFields["content"]): string {
+  if (!Array.isArray(content)) return "";
+  let text = "";
+  for (const part of content) {
+    if (part.type !== "thinking") continue;
+    if (typeof part.thinking === "string") text += part.thinking;
+    else for (const inner of part.thinking ?? []) if (inner.type === "text" && typeof inner.text === "string") text += inner.text;
+  }
+  return text;
+}
+
+/** The reasoning text of a message or delta and where it came in, if any is non-empty. */
 export function readReasoning(fields: WireMessageFields): { field: ReasoningField; text: string } | undefined {
   if (typeof fields.reasoning_content === "string" && fields.reasoning_content !== "") {
     return { field: "reasoning_content", text: fields.reasoning_content };
@@ -12,7 +27,8 @@ export function readReasoning(fields: WireMessageFields): { field: ReasoningFiel
   if (typeof fields.reasoning === "string" && fields.reasoning !== "") {
     return { field: "reasoning", text: fields.reasoning };
   }
-  return undefined;
+  const thinking = thinkingText(fields.content);
+  return thinking === "" ? undefined : { field: "thinking", text: thinking };
 }
 
 /**

@@ -28,6 +28,8 @@ export interface WireToolCall {
 export interface WireContentPart {
   type?: string;
   text?: string;
+  /** Mistral's Magistral: `{ type: "thinking", thinking: [{ type: "text", text }] }`. */
+  thinking?: WireContentPart[] | string;
 }
 
 /** The fields a response message and a stream delta share. */

@@ -17,6 +17,15 @@ async function completeFixture(fixture: string) {
 const reasoningData = (field: string) => ({ origin: PROVIDER, data: { field } });
 
 describe("openai-chat complete()", () => {
+  it("Mistral Magistral: the thinking part of the content array is the reasoning, the text part the text", async () => {
+    const result = await completeFixture("mistral/mistral-reasoning.json");
+    expect(result.model).toBe("magistral-medium-2507");
+    expect(result.message.content).toEqual([
+      { type: "reasoning", text: "The user is asking for 2+2. This is basic arithmetic. 2+2=4.", providerData: reasoningData("thinking") },
+      { type: "text", text: "2 + 2 = 4" },
+    ]);
+  });
+
   it("OpenAI text: id, model, text, stop, usage with cache and reasoning counters", async () => {
     const result = await completeFixture("openai-chat/openai-text.json");
     expect(result.id).toBe("chatcmpl-D8Z5f52zQqikDBEKQMQoYcWMcWPeU");

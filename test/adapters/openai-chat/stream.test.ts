@@ -12,6 +12,8 @@ import {
   PROVIDER,
   rawSse,
   simpleRequest,
+  startSse,
+  chunk,
 } from "./harness.ts";
 
 let upstream: FakeUpstream;
@@ -50,6 +52,21 @@ function shape(result: ChatResult) {
     usageKeys: Object.keys(result.usage).sort(),
   };
 }
+
+describe("openai-chat stream(): Mistral Magistral thinking parts", () => {
+  it("streams the thinking parts of content deltas as reasoning, then the text", async () => {
+    const think = (text: string) => chunk({ content: [{ type: "thinking", thinking: [{ type: "text", text }] }] });
+    const events = await streamWith((_req, res) => {
+      startSse(res, [chunk({ role: "assistant", content: "" }), think("2+2 "), think("is 4."), chunk({ content: [{ type: "text", text: "2 + 2 = 4" }] }), chunk({}, "stop")]);
+      res.end("data: [DONE]\n\n");
+    });
+    expect(ofType(events, "reasoning_delta").map((e) => e.delta)).toEqual(["2+2 ", "is 4."]);
+    expect(doneResult(events).message.content).toEqual([
+      { type: "reasoning", text: "2+2 is 4.", providerData: { origin: PROVIDER, data: { field: "thinking" } } },
+      { type: "text", text: "2 + 2 = 4" },
+    ]);
+  });
+});
 
 describe("openai-chat stream(): OpenAI recordings", () => {
   it("parallel tool calls assembled by index, argument deltas split mid-token", async () => {
