@@ -16,7 +16,7 @@ const openai: Readonly<QuirkSwitches> = {
   toolCallIds: "as-is",
   bridgeUserAfterTool: false,
   prefixTrailingAssistant: false,
-  functionNames: "as-is",
+  functionNames: "openai",
   toolSchemas: "as-is",
   thoughtSignatures: false,
   replayReasoning: "off",

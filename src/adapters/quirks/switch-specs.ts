@@ -23,7 +23,7 @@ export const SWITCH_SPECS: Record<QuirkSwitchName, SwitchSpec> = {
   toolCallIds: oneOf("as-is", "alnum9"),
   bridgeUserAfterTool: flag,
   prefixTrailingAssistant: flag,
-  functionNames: oneOf("as-is", "gemini"),
+  functionNames: oneOf("as-is", "openai", "gemini"),
   toolSchemas: oneOf("as-is", "gemini"),
   thoughtSignatures: flag,
   replayReasoning: oneOf("off", "tool-turns", "all"),

@@ -70,9 +70,11 @@ export interface QuirkSwitches {
    * `gemini`: function names that Gemini refuses ("Invalid function name. Must start with a
    * letter or an underscore. Must be alphameric (a-z, A-Z, 0-9), underscores (_), dots (.) or
    * dashes (-), with a maximum length of 64.") are renamed for the request and mapped back
-   * exactly in the response.
+   * exactly in the response. `openai`: the same for OpenAI's rule, `^[a-zA-Z0-9_-]{1,64}$`
+   * ("Invalid 'tools[0].function.name': string does not match pattern"), which clients written
+   * for laxer providers (`fs.read`, `github/search`) break. Valid names never change.
    */
-  functionNames: "as-is" | "gemini";
+  functionNames: "as-is" | "openai" | "gemini";
   /**
    * `gemini`: tool parameter schemas are converted to Gemini's OpenAPI subset (unknown keywords
    * are refused: "Unknown name \"additionalProperties\" … Cannot find field."). Also the schema

@@ -20,7 +20,7 @@ import {
   XAI_TOOL_CHOICE_WITHOUT_TOOLS,
 } from "../../helpers/strict-fakes/openai.ts";
 import type { FakeFamily } from "../../helpers/strict-fakes/strict-fake.ts";
-import { adapterFor, callModel, callsOf, converse, MODES, opening, rejectionOf, request, textOf, TOOLS, type Mode } from "./harness.ts";
+import { adapterFor, callModel, callsOf, converse, MODES, opening, rejectionOf, request, textOf, toolResults, TOOLS, type Mode } from "./harness.ts";
 
 let fake: StrictFake | undefined;
 afterEach(async () => {
@@ -253,6 +253,25 @@ describe.each(MODES)("quirk switches (%s)", (mode: Mode) => {
   });
 
   describe("every provider", () => {
+    it("functionNames openai: a client's `fs.read` / `github/search` / 70-character names -> OpenAI's pattern error off; renamed and mapped back on", async () => {
+      const f = await start("openai");
+      const long = `search_${"x".repeat(63)}`;
+      const clientTools = ["fs.read", "github/search", long].map((name) => ({ name, inputSchema: { type: "object", properties: { q: { type: "string" } } } }));
+      const chat = request(opening(), { tools: clientTools });
+      const off = adapterFor(f, { functionNames: "as-is" });
+      expectProviderError(await rejectionOf(callModel(off, chat, mode)), 400, "string does not match pattern");
+      const on = await callModel(adapterFor(f, "openai"), chat, mode);
+      expect(callsOf(on.message).map((call) => call.name)).toEqual(["fs.read", "github/search"]);
+      const sent = f.requests.at(-1)!.body.tools.map((t: any) => t.function.name);
+      expect(sent.slice(0, 2)).toEqual(["fs_read", "github_search"]);
+      expect(sent[2]).toMatch(/^search_x+_[0-9a-f]{8}$/);
+      expect(sent[2].length).toBeLessThanOrEqual(64);
+      // The history's calls go out renamed too, and the provider accepts the follow-up.
+      await callModel(adapterFor(f, "openai"), request([...opening(), on.message, toolResults(callsOf(on.message))], { tools: clientTools }), mode);
+      expect(f.rejections).toHaveLength(1);
+      expect(f.requests.at(-1)!.body.messages.find((m: any) => m.tool_calls).tool_calls.map((c: any) => c.function.name)).toEqual(["fs_read", "github_search"]);
+    });
+
     it("stripToolFieldsWithoutTools: tool_choice through `extra` without tools -> xAI's error off", async () => {
       const f = await start("xai");
       const chat = { model: "grok-4", messages: opening(), extra: { tool_choice: "auto" } };

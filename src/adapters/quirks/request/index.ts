@@ -5,7 +5,7 @@
  * tool-field cleanup last (it looks at the final tools).
  */
 import type { ChatRequest } from "../../../core/index.ts";
-import { FunctionNameMap } from "../function-names.ts";
+import { FunctionNameMap, GEMINI_FUNCTION_NAMES, OPENAI_FUNCTION_NAMES } from "../function-names.ts";
 import type { QuirkSwitches } from "../types.ts";
 import { bridgeUserAfterTool, prefixTrailingAssistant } from "./bridge.ts";
 import { assistantContentString, flattenContent } from "./content-shape.ts";
@@ -73,8 +73,9 @@ export class RequestQuirks {
   apply(body: WireRequest, request: ChatRequest): QuirkedRequest {
     const context: RequestContext = { request, provider: this.provider, quirks: this.quirks };
     const stepped = this.steps.reduce((current, step) => step(current, context), body);
-    if (this.quirks.functionNames !== "gemini") return { body: stepped };
-    const names = new FunctionNameMap(functionNamesOf(stepped));
+    if (this.quirks.functionNames === "as-is") return { body: stepped };
+    const rules = this.quirks.functionNames === "gemini" ? GEMINI_FUNCTION_NAMES : OPENAI_FUNCTION_NAMES;
+    const names = new FunctionNameMap(functionNamesOf(stepped), rules);
     return { body: renameFunctions(stepped, names), names };
   }
 }
