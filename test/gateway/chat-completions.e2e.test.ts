@@ -207,6 +207,25 @@ describe("refusals and disconnects", () => {
     expect(await header.json()).toMatchObject({ error: { param: "x-mcp-servers", code: "unknown_mcp_server" } });
   });
 
+  it.each([
+    ["a text part without text", [{ type: "text" }], "messages[0].content[0].text", "required: expected string"],
+    ["an image detail out of range", [{ type: "text", text: "?" }, { type: "image_url", image_url: { url: "https://x/y.png", detail: "ultra" } }], "messages[0].content[1].image_url.detail", '"auto"|"low"|"high"'],
+    ["content of the wrong type", 5, "messages[0].content", "expected string or array, received number"],
+  ])("a bad field inside a union (%s): param is its exact path", async (_name, content, param, message) => {
+    const bad = await fetch(`${gw.url}/v1/chat/completions`, { method: "POST", body: JSON.stringify({ model: "fake/x", messages: [{ role: "user", content }] }) });
+    expect(bad.status).toBe(400);
+    const { error } = (await bad.json()) as { error: { param: string; message: string } };
+    expect(error.param).toBe(param);
+    expect(error.message).toContain(message);
+  });
+
+  it("tool_choice and stop: a member's bad field is named, or what the union takes", async () => {
+    const send = (extra: object) => fetch(`${gw.url}/v1/chat/completions`, { method: "POST", body: JSON.stringify({ model: "fake/x", messages: user("hi"), ...extra }) }).then((r) => r.json() as Promise<{ error: { param: string; message: string } }>);
+    expect((await send({ tool_choice: { type: "function", function: {} } })).error.param).toBe("tool_choice.function.name");
+    expect((await send({ stop: 5 })).error).toMatchObject({ param: "stop", message: expect.stringContaining("expected string or array, received number") });
+    expect((await send({ tool_choice: "sometimes" })).error.message).toContain('"auto"|"none"|"required"');
+  });
+
   it("maps an upstream error to the OpenAI shape with its status", async () => {
     upstream.script(() => {
       throw new Error("unused");
