@@ -7,7 +7,9 @@ import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
+import { join } from "node:path";
 import { connectStdio, fixtureServer, GATEWAY_BIN, ROOT, textOf, writeConfig } from "../helpers/mcp-gateway-harness.ts";
+import { FAULT_SERVER, isAlive, logLines, tempDir } from "../helpers/mcp-servers.ts";
 
 let config: { path: string; remove(): void };
 
@@ -17,14 +19,6 @@ beforeAll(() => {
 
 afterAll(() => config?.remove());
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe("mcp-gateway stdio", () => {
   it("serves the tools over stdin/stdout with logs on stderr only, and exits when stdin closes", async () => {
@@ -38,6 +32,30 @@ describe("mcp-gateway stdio", () => {
     await gateway.close();
     expect(gateway.stderr()).toContain('"reason":"stdin closed"');
     expect(isAlive(gateway.pid!)).toBe(false);
+  });
+
+  it("closed the SDK's way (stdin end; SIGTERM at 2 s, SIGKILL at 4 s), it ends even a stubborn server below a wrapper before its client kills it", async () => {
+    const dir = tempDir("mcp-gw-stdio-close-");
+    const log = join(dir.path, "stubborn.log");
+    // "; true" keeps sh as the parent, as npx or uvx are; the server ignores stdin closing and SIGTERM.
+    const command = `'${process.execPath}' --import tsx '${FAULT_SERVER}'; true`;
+    const wrapped = writeConfig({ mcpServers: { wrapped: { command: "sh", args: ["-c", command], cwd: ROOT, env: { FAULT_LOG: log, FAULT_STUBBORN: "1", FAULT_FILLERS: "0" } } } });
+    let server = 0;
+    try {
+      const gateway = await connectStdio(wrapped.path);
+      expect((await gateway.client.listTools()).tools.map((t) => t.name)).toContain("wrapped__echo");
+      server = Number(logLines(log).find((line) => line.startsWith("ready "))?.slice("ready ".length));
+      expect(isAlive(server)).toBe(true);
+      await gateway.close();
+      // The gateway finished its own shutdown (its client did not have to kill it) ...
+      expect(gateway.stderr()).toContain('"msg":"stopped"');
+      // ... and nothing of the server is left.
+      expect(isAlive(server), "the stubborn server below the wrapper").toBe(false);
+    } finally {
+      if (server > 0 && isAlive(server)) process.kill(server, "SIGKILL");
+      wrapped.remove();
+      dir.remove();
+    }
   });
 
   it("writes nothing but JSON-RPC messages on stdout", async () => {

@@ -73,6 +73,14 @@ const MAX_TOOL_PAGES = 1000;
 const STABLE_AFTER_MS = 10_000;
 /** How long close() waits for a killed child to be gone. */
 const CLOSE_WAIT_MS = 3_000;
+/**
+ * After its stdin closes, how long a stdio server gets to exit on its own before the gateway
+ * signals what its start left running (then SIGKILL after STOP_GRACE_MS). Together well under
+ * the 2 s a desktop client (the MCP SDK's StdioClientTransport) gives the gateway itself before
+ * its SIGTERM, and the 4 s before its SIGKILL, which would orphan the servers.
+ */
+const EXIT_ON_EOF_MS = 500;
+const STOP_GRACE_MS = 1_000;
 
 export class McpConnection {
   private client: Client | undefined;
@@ -368,27 +376,34 @@ export class McpConnection {
 
   /**
    * Closes a client and waits until its transport has closed. For stdio the SDK ends stdin,
-   * then sends SIGTERM, then SIGKILL, but returns right after sending SIGKILL: without the
-   * wait, close() could resolve while a stubborn child was still alive. Bounded, in case a
-   * grandchild keeps the child's pipes open.
+   * then waits 2 s before SIGTERM and 2 s more before SIGKILL, and returns right after sending
+   * SIGKILL. Where the start's processes can be found (its marker), the gateway does not wait
+   * that long: once the child has exited after EOF, or EXIT_ON_EOF_MS have passed, everything
+   * the start left running (the child, and a server below an `npx` or `sh -c` wrapper, which
+   * often ignores EOF) gets SIGTERM, then SIGKILL. The wait for the transport is bounded, in
+   * case a grandchild keeps the child's pipes open.
    */
   private async closeClient(client: Client): Promise<void> {
-    await client.close().catch(() => undefined);
-    // The child is gone now; what its start left running (a server below a wrapper, holding the
-    // pipes open) is ended alongside the wait, so the wait ends with it.
+    const closed = this.transportClosed.get(client) ?? Promise.resolve();
+    const closing = client.close().catch(() => undefined); // ends stdin at once
     const marker = this.markers.get(client);
-    const ending = marker ? endProcesses(markedProcesses(marker)) : Promise.resolve();
-    const closed = this.transportClosed.get(client);
-    if (closed) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([closed, new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)))]);
-      clearTimeout(timer);
+    if (marker) {
+      await within(closed, EXIT_ON_EOF_MS);
+      await endProcesses(markedProcesses(marker), STOP_GRACE_MS);
     }
-    await ending;
+    await closing;
+    await within(closed, CLOSE_WAIT_MS);
   }
 
   /** The stdio child's pid (tests and diagnostics). */
   get pid(): number | null {
     return this.opened?.pid?.() ?? null;
   }
+}
+
+/** Resolves when `promise` settles or after `ms`, whichever comes first. */
+async function within(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise.catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }
