@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Message } from "../../../src/core/index.ts";
 import { GatewayError } from "../../../src/core/index.ts";
+import { ToolRegistry } from "../../../src/mcp/registry/registry.ts";
 import { FAMILIES, startStrictFake, type StrictFake } from "../../helpers/strict-fakes/index.ts";
 import { FINAL_ANSWER } from "../../helpers/strict-fakes/conversation.ts";
 import { DEEPSEEK_LEGACY_REASONER, DEEPSEEK_REASONING_REFUSED, deepseekMissingReasoning } from "../../helpers/strict-fakes/deepseek.ts";
@@ -270,6 +271,17 @@ describe.each(MODES)("quirk switches (%s)", (mode: Mode) => {
       await callModel(adapterFor(f, "openai"), request([...opening(), on.message, toolResults(callsOf(on.message))], { tools: clientTools }), mode);
       expect(f.rejections).toHaveLength(1);
       expect(f.requests.at(-1)!.body.messages.find((m: any) => m.tool_calls).tool_calls.map((c: any) => c.function.name)).toEqual(["fs_read", "github_search"]);
+    });
+
+    it("an MCP tool with an array without items: its raw schema gets OpenAI's 'array schema missing items'; the registry's openai form passes", async () => {
+      const f = await start("openai");
+      const raw = { type: "object", properties: { paths: { type: "array", description: "Files" }, city: { type: "string" } } };
+      const registry = new ToolRegistry(1, [{ name: "files__read_many", server: "files", tool: { name: "read_many", inputSchema: raw as never } }], async () => ({ content: [] }));
+      const direct = await rejectionOf(callModel(adapterFor(f, "openai"), request(opening(), { tools: [{ name: "files__read_many", inputSchema: raw }] }), mode));
+      expectProviderError(direct, 400, "Invalid schema for function 'files__read_many': In context=('properties', 'paths'), array schema missing items.");
+      expect(direct.code).toBe("invalid_function_parameters");
+      await callModel(adapterFor(f, "openai"), request(opening(), { tools: registry.definitions("openai") }), mode);
+      expect(f.requests.at(-1)!.body.tools[0].function.parameters.properties.paths).toEqual({ type: "array", description: "Files", items: {} });
     });
 
     it("stripToolFieldsWithoutTools: tool_choice through `extra` without tools -> xAI's error off", async () => {

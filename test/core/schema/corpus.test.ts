@@ -14,6 +14,16 @@ import { deepFreeze } from "./freeze.ts";
 const TARGETS: SchemaTarget[] = ["openai", "openai-strict", "anthropic", "gemini"];
 const entries = corpus();
 
+/** Paths of array schemas without an `items` schema object: OpenAI refuses them (strict or not). */
+function arraysWithoutItems(node: unknown, path = "#"): string[] {
+  if (node === null || typeof node !== "object") return [];
+  if (Array.isArray(node)) return node.flatMap((child, i) => arraysWithoutItems(child, `${path}/${i}`));
+  const record = node as Record<string, unknown>;
+  const types = Array.isArray(record["type"]) ? record["type"] : [record["type"]];
+  const own = types.includes("array") && (record["items"] === null || typeof record["items"] !== "object" || Array.isArray(record["items"])) ? [path] : [];
+  return [...own, ...Object.entries(record).flatMap(([key, child]) => (key === "enum" || key === "const" || key === "default" || key === "examples" ? [] : arraysWithoutItems(child, `${path}/${key}`)))];
+}
+
 describe("schema corpus", () => {
   it("holds the real servers' schemas and the hand-written ones", () => {
     const servers = new Set(captured().map((e) => e.name.split("/")[0]));
@@ -38,6 +48,10 @@ describe("schema corpus", () => {
       const out = normalizeSchema(schema, target).schema;
       expect(out["type"]).toBe("object");
       for (const key of ["anyOf", "oneOf", "allOf"]) expect(out).not.toHaveProperty(key);
+    });
+
+    it.each(["openai", "openai-strict"] as const)("gives every array an items schema for %s (OpenAI: 'array schema missing items')", (target) => {
+      expect(arraysWithoutItems(normalizeSchema(schema, target).schema)).toEqual([]);
     });
 
     it("is valid draft 2020-12 for anthropic", () => {

@@ -34,6 +34,38 @@ const functionNames: Rule = (body) => {
   return openAiError(400, message, { param: `tools[${index}].function.name`, code: "invalid_value" });
 };
 
+/** Where an array schema without `items` sits, as OpenAI names it: `'properties', 'paths'`. */
+function arrayWithoutItems(node: unknown, context: string[] = []): string[] | undefined {
+  if (node === null || typeof node !== "object" || Array.isArray(node)) return undefined;
+  const record = node as Record<string, unknown>;
+  const types = Array.isArray(record["type"]) ? record["type"] : [record["type"]];
+  if (types.includes("array") && (record["items"] === null || typeof record["items"] !== "object" || Array.isArray(record["items"]))) return context;
+  for (const [key, child] of Object.entries(record)) {
+    if (key === "properties" && child && typeof child === "object") {
+      for (const [name, property] of Object.entries(child)) {
+        const found = arrayWithoutItems(property, [...context, "properties", name]);
+        if (found) return found;
+      }
+    } else if (key === "items") {
+      const found = arrayWithoutItems(child, [...context, "items"]);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+/** Strict or not, OpenAI refuses an array schema without items (invalid_function_parameters). */
+const arrayItems: Rule = (body) => {
+  for (const [i, tool] of (body.tools ?? []).entries()) {
+    const context = arrayWithoutItems(tool.function?.parameters);
+    if (context === undefined) continue;
+    const where = context.map((part) => `'${part}'`).join(", ");
+    const message = `Invalid schema for function '${tool.function.name}': In context=(${where}), array schema missing items.`;
+    return openAiError(400, message, { param: `tools[${i}].function.parameters`, code: "invalid_function_parameters" });
+  }
+  return undefined;
+};
+
 const pairing: Rule = (body) => {
   const unanswered = unansweredCalls(body);
   if (unanswered) {
@@ -92,7 +124,7 @@ export function openaiFamily(flavor: "openai" | "groq" | "xai" = "openai"): Fake
   const extra: Rule[] = flavor === "xai" ? [xaiToolChoiceWithoutTools] : flavor === "groq" ? [groqToolUseFailed] : [reasoningModelMaxTokens];
   return {
     name: flavor,
-    rules: [...extra, parallelWithoutTools, functionNames, pairing],
+    rules: [...extra, parallelWithoutTools, functionNames, arrayItems, pairing],
     reply: (body) => openAiStyleReply(body, nextId),
     // Groq and xAI send each tool call whole in one chunk; OpenAI streams the arguments.
     style: flavor === "openai" ? { piece: 4 } : { wholeCalls: true, piece: 4 },
