@@ -185,6 +185,27 @@ describe("mcp-gateway serve", () => {
     await client.close();
   });
 
+  it("stops on SIGTERM even when whatever read its stderr has gone (a log shipper that died, `| head -1`)", async () => {
+    const config = writeConfig({ mcpServers: {}, gateway: { port: 0 } });
+    const child = spawn(process.execPath, [bin, "serve", "--config", config], { cwd: root, env: { ...process.env, LOG_LEVEL: "info" } });
+    children.push(child);
+    let stderr = "";
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr.on("data", (d) => {
+        stderr += d;
+        const match = /listening on (http:\/\/[^"\s]+)/.exec(stderr);
+        if (match) resolve(match[1]!);
+      });
+      child.on("exit", () => reject(new Error(`exited early: ${stderr}`)));
+    });
+    // The reader goes away: the gateway's next log lines meet a broken pipe (EPIPE).
+    child.stderr.destroy();
+    for (let i = 0; i < 3; i++) await (await fetch(`${url}/v1/models`)).text();
+    const exit = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    child.kill("SIGTERM");
+    expect(await exit).toBe(0);
+  });
+
   it("refuses a non-loopback host without API keys", async () => {
     const config = writeConfig({ mcpServers: {} });
     const { code, stderr } = await run(["serve", "--config", config, "--host", "0.0.0.0", "--port", "0"]);
