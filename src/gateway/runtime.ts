@@ -60,7 +60,7 @@ function health(pool: McpPool, providers: Map<string, ProviderEntry>, scrub: (te
     status: p.unavailable ? "unavailable" : "configured",
     ...(p.unavailable ? { error: p.unavailable } : {}),
   }));
-  const degraded = servers.some((s) => s.status === "failed");
+  const degraded = servers.some((s) => s.status === "failed" || s.status === "unavailable");
   return { status: degraded ? "degraded" : "ok", servers, providers: providerStates };
 }
 
@@ -88,6 +88,11 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   }
   for (const provider of providers.values()) {
     if (provider.unavailable) logger.warn({ provider: provider.name }, provider.unavailable);
+  }
+  for (const server of config.servers) {
+    if (!server.disabled && server.missingVariables.length > 0) {
+      logger.warn({ server: server.name, unset: server.missingVariables }, `MCP server "${server.name}" not started: set ${server.missingVariables.join(", ")}`);
+    }
   }
   logSchemaWarnings(pool, providers, logger);
   const hiddenSteps = new HiddenStepsKeeper(new MemoryStore<HiddenSteps>(), logger);

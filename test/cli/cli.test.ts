@@ -120,6 +120,19 @@ describe("mcp-gateway check", () => {
     expect(stdout).toMatch(/openai\s+openai\s+openai: OpenAI defaults\s+unavailable\s+set MCPGW_TEST_UNSET_KEY/);
   });
 
+  it("reports an MCP server whose ${VAR} is unset as unavailable, naming it, without starting it", async () => {
+    const config = writeConfig({
+      mcpServers: {
+        remote: { url: "http://127.0.0.1:${MCPGW_TEST_UNSET_PORT}/mcp", headers: { Authorization: "Bearer ${MCPGW_TEST_UNSET_TOKEN}" } },
+        everything: npmServer("server-everything"),
+      },
+    });
+    const { code, stdout } = await run(["check", "--config", config]);
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/remote\s+http\s+unavailable\s+0\s+not started: set MCPGW_TEST_UNSET_PORT, MCPGW_TEST_UNSET_TOKEN/);
+    expect(stdout).toMatch(/everything\s+stdio\s+ready/);
+  });
+
   it("reports config errors with the JSON path and exit code 2", async () => {
     const config = writeConfig({ mcpServers: { a: { comand: "x" } } });
     const { code, stderr } = await run(["check", "--config", config]);

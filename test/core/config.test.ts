@@ -55,6 +55,24 @@ describe("config", () => {
     expect(config.providers.anthropic!.apiKey).toBe("sk-ant");
   });
 
+  it("records unset variables per MCP server too (once each)", () => {
+    const config = resolveConfig(
+      {
+        mcpServers: {
+          remote: { url: "http://127.0.0.1:${PORT}/mcp", headers: { Authorization: "Bearer ${TOKEN}", "X-Also": "${TOKEN}" } },
+          local: { command: "node", args: ["${SCRIPT:-server.js}"], env: { KEY: "${KEY}" } },
+          fine: { command: "node" },
+        },
+      },
+      { KEY: "k" },
+    );
+    expect(config.servers.map((s) => [s.name, s.missingVariables])).toEqual([
+      ["remote", ["PORT", "TOKEN"]],
+      ["local", []],
+      ["fine", []],
+    ]);
+  });
+
   it("names the JSON path of every bad field and what was expected", () => {
     const problems = problemsOf(() =>
       resolveConfig({ mcpServers: { a: { command: 5 }, b: { args: ["x"] } }, gateway: { port: "4000" } }, {}),

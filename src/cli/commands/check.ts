@@ -15,7 +15,7 @@ export async function checkCommand(args: CliArgs): Promise<number> {
   try {
     await pool.start();
     const rows = pool.states().map((s) => {
-      if (s.status === "failed") failures++;
+      if (s.status === "failed" || s.status === "unavailable") failures++;
       return [s.name, s.transport, s.status, String(s.toolCount), s.startupMs === undefined ? "" : String(s.startupMs), oneLine(s.error ?? "")];
     });
     process.stdout.write(`${renderTable(["server", "transport", "status", "tools", "startup ms", "error"], rows)}\n\n`);

@@ -21,7 +21,7 @@ export async function toolsCommand(args: CliArgs): Promise<number> {
     const { definitions, warnings } = pool.registry.normalized(format);
     process.stdout.write(`${JSON.stringify(toolsOnTheWire(definitions, format), null, 2)}\n`);
     for (const { tool, warning } of warnings) process.stderr.write(`warning: ${tool}: ${warning}\n`);
-    const failed = pool.states().filter((s) => s.status === "failed");
+    const failed = pool.states().filter((s) => s.status === "failed" || s.status === "unavailable");
     for (const s of failed) process.stderr.write(`error: MCP server "${s.name}" is unavailable: ${s.error?.split("\n")[0]}\n`);
     return failed.length > 0 ? 1 : 0;
   } finally {

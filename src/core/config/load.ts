@@ -67,7 +67,7 @@ export function resolveConfig(json: unknown, env: Record<string, string | undefi
 
 function normalize(raw: RawConfig, missing: MissingVariable[], source: string): Omit<GatewayConfig, "environmentValues"> {
   const toolTimeoutMs = raw.gateway.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs;
-  const servers = Object.entries(raw.mcpServers).map(([name, server]) => toServerConfig(name, server, toolTimeoutMs));
+  const servers = Object.entries(raw.mcpServers).map(([name, server]) => toServerConfig(name, server, toolTimeoutMs, unsetIn(missing, `mcpServers.${name}.`)));
   const problems = [...crossReferenceProblems(raw), ...unsetGatewayKeys(missing)];
   if (problems.length > 0) throw new ConfigError(source, problems);
   const providers = Object.fromEntries(
@@ -76,7 +76,7 @@ function normalize(raw: RawConfig, missing: MissingVariable[], source: string): 
       {
         ...provider,
         name,
-        missingVariables: missing.filter((m) => m.path.startsWith(`providers.${name}.`)).map((m) => m.variable),
+        missingVariables: unsetIn(missing, `providers.${name}.`),
       },
     ]),
   );
@@ -109,10 +109,16 @@ function normalize(raw: RawConfig, missing: MissingVariable[], source: string): 
   };
 }
 
-function toServerConfig(name: string, server: RawServerConfig, defaultTimeoutMs: number): ServerConfig {
+/** The unset variables used under one config path (deduplicated, in order). */
+function unsetIn(missing: MissingVariable[], prefix: string): string[] {
+  return [...new Set(missing.filter((m) => m.path.startsWith(prefix)).map((m) => m.variable))];
+}
+
+function toServerConfig(name: string, server: RawServerConfig, defaultTimeoutMs: number, missingVariables: string[]): ServerConfig {
   const common = {
     name,
     disabled: server.disabled ?? false,
+    missingVariables,
     timeoutMs: server.timeoutMs ?? defaultTimeoutMs,
     prefix: server.prefix ?? `${name}__`,
     tools: { allow: server.tools?.allow, deny: server.tools?.deny },

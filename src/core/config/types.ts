@@ -9,6 +9,11 @@ export interface ToolFilter {
 interface ServerCommon {
   name: string;
   disabled: boolean;
+  /**
+   * `${VAR}`s in this server's fields that are not set: it is not started (an unset token
+   * would go out as "Bearer "), and is reported unavailable, naming them.
+   */
+  missingVariables: string[];
   /** Per-call timeout for this server's tools. */
   timeoutMs: number;
   /** Namespace of this server's tools: `<name>__` unless configured. */

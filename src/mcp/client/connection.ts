@@ -20,7 +20,7 @@ import { connectClient, type OpenedTransport } from "./transport.ts";
 import { handlerRegistry, upstreamClient, type UpstreamClient, type UpstreamHandlers } from "./upstream.ts";
 import { endProcesses, markedProcesses, newMarker } from "./server-processes.ts";
 
-export type ServerStatus = "starting" | "ready" | "failed" | "disabled" | "closed";
+export type ServerStatus = "starting" | "ready" | "failed" | "disabled" | "unavailable" | "closed";
 
 export interface ServerState {
   name: string;
@@ -115,7 +115,8 @@ export class McpConnection {
     this.state = {
       name: config.name,
       transport: config.transport,
-      status: config.disabled ? "disabled" : "starting",
+      status: config.disabled ? "disabled" : config.missingVariables.length > 0 ? "unavailable" : "starting",
+      ...(config.missingVariables.length > 0 && !config.disabled ? { error: `not started: set ${config.missingVariables.join(", ")} (unset in the environment)` } : {}),
       toolCount: 0,
       restarts: 0,
       attempts: 0,
@@ -146,7 +147,7 @@ export class McpConnection {
 
   /** Connects once; a failure is recorded and retried in the background, never thrown. */
   start(): Promise<void> {
-    if (this.config.disabled || this.closed) return Promise.resolve();
+    if (this.config.disabled || this.config.missingVariables.length > 0 || this.closed) return Promise.resolve();
     this.connecting ??= this.connect().finally(() => {
       this.connecting = undefined;
     });
