@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveConfig } from "../../src/core/config/index.ts";
 import { silentLogger } from "../../src/core/logger.ts";
+import { Backoff } from "../../src/mcp/client/backoff.ts";
 import { McpPool } from "../../src/mcp/pool.ts";
 import { callTool, resultText, startEverythingHttp, type HttpServerProcess } from "../helpers/mcp-servers.ts";
 
@@ -29,7 +30,8 @@ beforeAll(async () => {
     },
     {},
   );
-  pool = new McpPool(config.servers, { logger: silentLogger() });
+  // A long backoff: the unreachable server stays "failed" (no retry in flight) while the tests look.
+  pool = new McpPool(config.servers, { logger: silentLogger(), backoff: () => new Backoff(60_000, 60_000) });
   await pool.start();
 });
 
