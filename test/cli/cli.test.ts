@@ -101,11 +101,14 @@ describe("mcp-gateway check", () => {
     const models = await startFakeUpstream((_req, res) => sendJson(res, 200, { object: "list", data: [] }));
     try {
       const config = writeConfig({
-        mcpServers: { everything: npmServer("server-everything") },
+        mcpServers: { everything: npmServer("server-everything"), narrow: { ...npmServer("server-everything"), tools: { allow: ["echo"] } } },
         providers: { local: { type: "openai", baseURL: `${models.url}/v1`, quirks: "ollama" } },
       });
       const { code, stdout } = await run(["check", "--config", config]);
       expect(code).toBe(0);
+      // The tools count is what is offered, after the allow/deny filter.
+      expect(stdout).toMatch(/narrow\s+stdio\s+ready\s+1 of \d+\s/);
+      expect(stdout).toMatch(/everything\s+stdio\s+ready\s+\d+\s/);
       expect(stdout).toMatch(/local\s+openai\s+ollama: maxTokensField=max_tokens, objectArguments, textToolCalls=hermes\s+ok/);
       expect(models.requests[0]!.path).toBe("/v1/models");
     } finally {

@@ -14,9 +14,13 @@ export async function checkCommand(args: CliArgs): Promise<number> {
   let failures = 0;
   try {
     await pool.start();
+    const offered = pool.registry.list();
     const rows = pool.states().map((s) => {
       if (s.status === "failed" || s.status === "unavailable") failures++;
-      return [s.name, s.transport, s.status, String(s.toolCount), s.startupMs === undefined ? "" : String(s.startupMs), oneLine(s.error ?? "")];
+      // What models and clients get, after the server's allow/deny filter: "10 of 14" when it hides some.
+      const count = offered.filter((t) => t.server === s.name).length;
+      const tools = count === s.toolCount ? String(count) : `${count} of ${s.toolCount}`;
+      return [s.name, s.transport, s.status, tools, s.startupMs === undefined ? "" : String(s.startupMs), oneLine(s.error ?? "")];
     });
     process.stdout.write(`${renderTable(["server", "transport", "status", "tools", "startup ms", "error"], rows)}\n\n`);
     // What `serve` would refuse: prefix "" making names collide.
@@ -43,7 +47,7 @@ export async function checkCommand(args: CliArgs): Promise<number> {
         failures++;
         return [provider.name, provider.type, quirks, "unavailable", "", `set ${provider.missingVariables.join(", ")}`];
       }
-      const probe = await probeProvider(provider);
+      const probe = await probeProvider(provider, provider.timeoutMs);
       if (!probe.ok) failures++;
       return [provider.name, provider.type, quirks, probe.ok ? "ok" : "failed", String(probe.ms), probe.ok ? "" : probe.detail];
     }),
