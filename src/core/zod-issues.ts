@@ -37,6 +37,11 @@ export function describeIssues(
       problems.push({ path: formatJsonPath(issue.path), message: unionMessage(issue.errors) ?? issueMessage(issue) });
       continue;
     }
+    if (issue.code === "invalid_key" && issue.issues.length > 0) {
+      // A record key that breaks its rule: the rule's own message says what a key may be.
+      problems.push({ path: formatJsonPath(issue.path), message: `bad name: ${issue.issues.map(issueMessage).join("; ")}` });
+      continue;
+    }
     problems.push({ path: formatJsonPath(issue.path), message: issueMessage(issue) });
   }
   return problems;

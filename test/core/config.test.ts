@@ -55,6 +55,14 @@ describe("config", () => {
     expect(config.providers.anthropic!.apiKey).toBe("sk-ant");
   });
 
+  it("a bad server or provider name says what a name may hold", () => {
+    const problems = problemsOf(() => resolveConfig({ mcpServers: { "my server": { command: "x" } }, providers: { "bad name": { type: "openai" } } }, {}));
+    expect(problems).toEqual([
+      { path: 'mcpServers["my server"]', message: "bad name: server names hold letters, digits, _ . or -" },
+      { path: 'providers["bad name"]', message: "bad name: provider names hold letters, digits, _ . or -" },
+    ]);
+  });
+
   it("records unset variables per MCP server too (once each)", () => {
     const config = resolveConfig(
       {
