@@ -89,6 +89,10 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   for (const provider of providers.values()) {
     if (provider.unavailable) logger.warn({ provider: provider.name }, provider.unavailable);
   }
+  const upstreamChat = pool.registry.get("chat");
+  if (upstreamChat && config.gateway.chatTool && providers.size > 0) {
+    logger.warn({ server: upstreamChat.server }, `the gateway's own "chat" tool is hidden by server "${upstreamChat.server}"'s tool "chat" (prefix ""); give that server a prefix, or set gateway.chatTool to false to silence this`);
+  }
   for (const server of config.servers) {
     if (!server.disabled && server.missingVariables.length > 0) {
       logger.warn({ server: server.name, unset: server.missingVariables }, `MCP server "${server.name}" not started: set ${server.missingVariables.join(", ")}`);

@@ -7,7 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Prompt, Resource, ResourceTemplate, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { connectHttp, EVERYTHING_SERVER, everythingServer, startMcpGateway, type McpGateway } from "../helpers/mcp-gateway-harness.ts";
+import { connectHttp, EVERYTHING_SERVER, everythingServer, ROOT, startMcpGateway, type McpGateway } from "../helpers/mcp-gateway-harness.ts";
+import { pino } from "pino";
+import { resolveConfig } from "../../src/core/config/index.ts";
+import { createGateway } from "../../src/gateway/runtime.ts";
 
 /** What the gateway declares to upstream servers (some of everything's tools depend on it). */
 const gatewayLikeCapabilities = { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } };
@@ -100,6 +103,33 @@ describe.each([
 });
 
 describe("the chat tool's presence", () => {
+  it("steps aside for a server's own tool named chat (prefix \"\"), and says so in the log", async () => {
+    // A stdio server with one tool, "chat", written inline against the MCP SDK.
+    const server = [
+      'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";',
+      'import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";',
+      'const s = new McpServer({ name: "chatty", version: "1.0.0" });',
+      's.registerTool("chat", { description: "the server\'s own chat" }, async () => ({ content: [{ type: "text", text: "from the server" }] }));',
+      "await s.connect(new StdioServerTransport());",
+    ].join("\n");
+    const lines: { msg: string; server?: string }[] = [];
+    const logger = pino({ level: "warn" }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const config = resolveConfig(
+      {
+        mcpServers: { chatty: { command: process.execPath, args: ["--input-type=module", "-e", server], cwd: ROOT, prefix: "" } },
+        providers: { fake: { type: "openai", baseURL: "http://127.0.0.1:9/v1", apiKey: "k" } },
+      },
+      {},
+    );
+    const gateway = await createGateway(config, { logger });
+    try {
+      expect(gateway.mcp.listTools().filter((t) => t.name === "chat").map((t) => t.description)).toEqual(["the server's own chat"]);
+      expect(lines).toContainEqual(expect.objectContaining({ server: "chatty", msg: expect.stringContaining('the gateway\'s own "chat" tool is hidden by server "chatty"') }));
+    } finally {
+      await gateway.close();
+    }
+  });
+
   it("is listed when a provider is configured, and not when gateway.chatTool is false or there is no provider", async () => {
     const provider = { providers: { fake: { type: "openai", baseURL: "http://127.0.0.1:9/v1", apiKey: "k" } } };
     for (const [config, listed] of [
