@@ -3,7 +3,7 @@
  * against real MCP servers.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -144,20 +144,27 @@ describe("mcp-gateway check", () => {
   });
 });
 
+/** `mcp-gateway serve` on the config, resolved once it says where it listens. */
+async function startServe(config: string): Promise<{ child: ChildProcessWithoutNullStreams; url: string; stderr: () => string }> {
+  const child = spawn(process.execPath, [bin, "serve", "--config", config], { cwd: root, env: { ...process.env, LOG_LEVEL: "info" } });
+  children.push(child);
+  let stderr = "";
+  child.stderr.on("data", (d) => (stderr += d));
+  const url = await new Promise<string>((resolve, reject) => {
+    const look = () => {
+      const match = /listening on (http:\/\/[^"\s]+)/.exec(stderr);
+      if (match) resolve(match[1]!);
+    };
+    child.stderr.on("data", look);
+    child.on("exit", () => reject(new Error(`exited early: ${stderr}`)));
+  });
+  return { child, url, stderr: () => stderr };
+}
+
 describe("mcp-gateway serve", () => {
   it("serves, and on SIGTERM finishes, closes every MCP server and exits 0", async () => {
     const config = writeConfig({ mcpServers: { everything: npmServer("server-everything") }, gateway: { port: 0 } });
-    const child = spawn(process.execPath, [bin, "serve", "--config", config], { cwd: root, env: { ...process.env, LOG_LEVEL: "info" } });
-    children.push(child);
-    let stderr = "";
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stderr.on("data", (d) => {
-        stderr += d;
-        const match = /listening on (http:\/\/[^"\s]+)/.exec(stderr);
-        if (match) resolve(match[1]!);
-      });
-      child.on("exit", () => reject(new Error(`exited early: ${stderr}`)));
-    });
+    const { child, url } = await startServe(config);
     const health = (await (await fetch(`${url}/health`)).json()) as { servers: { name: string; status: string }[] };
     expect(health.servers).toEqual([expect.objectContaining({ name: "everything", status: "ready" })]);
     const serverPids = childPids(child.pid!);
@@ -172,17 +179,7 @@ describe("mcp-gateway serve", () => {
     const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
     const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
     const config = writeConfig({ mcpServers: { everything: npmServer("server-everything") }, gateway: { port: 0 } });
-    const child = spawn(process.execPath, [bin, "serve", "--config", config], { cwd: root, env: { ...process.env, LOG_LEVEL: "info" } });
-    children.push(child);
-    let stderr = "";
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stderr.on("data", (d) => {
-        stderr += d;
-        const match = /listening on (http:\/\/[^"\s]+)/.exec(stderr);
-        if (match) resolve(match[1]!);
-      });
-      child.on("exit", () => reject(new Error(`exited early: ${stderr}`)));
-    });
+    const { child, url } = await startServe(config);
     const client = new Client({ name: "shutdown-test", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
     const exit = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
@@ -203,17 +200,7 @@ describe("mcp-gateway serve", () => {
 
   it("stops on SIGTERM even when whatever read its stderr has gone (a log shipper that died, `| head -1`)", async () => {
     const config = writeConfig({ mcpServers: {}, gateway: { port: 0 } });
-    const child = spawn(process.execPath, [bin, "serve", "--config", config], { cwd: root, env: { ...process.env, LOG_LEVEL: "info" } });
-    children.push(child);
-    let stderr = "";
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stderr.on("data", (d) => {
-        stderr += d;
-        const match = /listening on (http:\/\/[^"\s]+)/.exec(stderr);
-        if (match) resolve(match[1]!);
-      });
-      child.on("exit", () => reject(new Error(`exited early: ${stderr}`)));
-    });
+    const { child, url } = await startServe(config);
     // The reader goes away: the gateway's next log lines meet a broken pipe (EPIPE).
     child.stderr.destroy();
     for (let i = 0; i < 3; i++) await (await fetch(`${url}/v1/models`)).text();
@@ -267,16 +254,7 @@ describe("graceful shutdown with a request in flight", () => {
     const upstream = await startScriptedUpstream("openai", () => ({ text: "finished after SIGTERM", hang: release.promise }));
     try {
       const config = writeConfig({ mcpServers: {}, providers: { fake: { type: "openai", baseURL: `${upstream.url}/v1` } }, gateway: { port: 0 } });
-      const child = spawn(process.execPath, [bin, "serve", "--config", config], { cwd: root, env: { ...process.env, LOG_LEVEL: "info" } });
-      children.push(child);
-      let stderr = "";
-      const url = await new Promise<string>((resolve) => {
-        child.stderr.on("data", (d) => {
-          stderr += d;
-          const match = /listening on (http:\/\/[^"\s]+)/.exec(stderr);
-          if (match) resolve(match[1]!);
-        });
-      });
+      const { child, url, stderr } = await startServe(config);
       const response = await fetch(`${url}/v1/chat/completions`, { method: "POST", body: JSON.stringify({ model: "fake/m", stream: true, messages: [{ role: "user", content: "hi" }] }) });
       const reader = response.body!.getReader();
       let body = new TextDecoder().decode((await reader.read()).value); // the stream has started
@@ -284,7 +262,7 @@ describe("graceful shutdown with a request in flight", () => {
       child.kill("SIGTERM");
       await new Promise<void>((resolve) => {
         const check = () => {
-          if (stderr.includes("shutting down")) resolve();
+          if (stderr().includes("shutting down")) resolve();
         };
         child.stderr.on("data", check);
         check();

@@ -81,15 +81,29 @@ function signal(ref: ProcessRef, name: NodeJS.Signals): void {
 }
 
 const POLL_MS = 25;
+/** How long to wait for SIGKILLed processes to be gone. */
+const KILL_WAIT_MS = 1_000;
 
-/** Ends the processes still running: SIGTERM, then SIGKILL for those still there after `graceMs`. */
-export async function endProcesses(refs: readonly ProcessRef[], graceMs = 2_000): Promise<void> {
+/** Polls until none of `refs` runs or `ms` have passed; returns those still running. */
+async function waitGone(refs: ProcessRef[], ms: number): Promise<ProcessRef[]> {
   let left = refs.filter(running);
-  if (left.length === 0) return;
-  for (const ref of left) signal(ref, "SIGTERM");
-  for (let waited = 0; waited < graceMs && left.length > 0; waited += POLL_MS) {
+  for (let waited = 0; waited < ms && left.length > 0; waited += POLL_MS) {
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     left = left.filter(running);
   }
-  for (const ref of left) signal(ref, "SIGKILL");
+  return left;
+}
+
+/**
+ * Ends the processes still running: SIGTERM, then SIGKILL for those still there after
+ * `graceMs`. Resolves once they are gone (a killed process still has to be scheduled to die,
+ * which on a busy machine takes a moment), or after a bounded wait.
+ */
+export async function endProcesses(refs: readonly ProcessRef[], graceMs = 2_000): Promise<void> {
+  const alive = refs.filter(running);
+  if (alive.length === 0) return;
+  for (const ref of alive) signal(ref, "SIGTERM");
+  const stubborn = await waitGone(alive, graceMs);
+  for (const ref of stubborn) signal(ref, "SIGKILL");
+  await waitGone(stubborn, KILL_WAIT_MS);
 }
