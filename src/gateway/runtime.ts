@@ -73,7 +73,7 @@ function logSchemaWarnings(pool: McpPool, providers: Map<string, ProviderEntry>,
 
 export async function createGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
   const logger = options.logger ?? createLogger({ secrets: configSecrets(config) });
-  const providers = buildProviders(config.providers, options.adapterFactory);
+  const providers = buildProviders(config.providers, options.adapterFactory, config.path ?? "(inline)");
   const mcp = new McpHub({ config, logger, providers });
   const pool = new McpPool(config.servers, { logger, upstreamHandlers: mcp.upstreamHandlers });
   mcp.bind(pool);

@@ -234,15 +234,23 @@ function childPids(pid: number): number[] {
 
 
 describe("mcp-gateway check refuses what serve would refuse", () => {
-  it("reports prefix \"\" collisions and quirks on an anthropic provider", async () => {
-    const config = writeConfig({
-      mcpServers: { a: { ...npmServer("server-everything"), prefix: "" }, b: { ...npmServer("server-everything"), prefix: "" } },
-      providers: { c: { type: "anthropic", quirks: "zhipu" } },
-    });
+  it("reports prefix \"\" collisions", async () => {
+    const config = writeConfig({ mcpServers: { a: { ...npmServer("server-everything"), prefix: "" }, b: { ...npmServer("server-everything"), prefix: "" } } });
     const { code, stdout } = await run(["check", "--config", config]);
     expect(code).toBe(1);
     expect(stdout).toContain('error: prefix "" makes tool names collide: a/echo, b/echo all want "echo"');
-    expect(stdout).toMatch(/c\s+anthropic\s+invalid\s+config error\s+providers\.c\.quirks: quirks presets apply to OpenAI-protocol providers/);
+  });
+
+  it("bad quirks are config errors (exit 2, the file and JSON path), for check and serve alike, never 'valid'", async () => {
+    const config = writeConfig({ mcpServers: {}, providers: { c: { type: "anthropic", quirks: "zhipu" }, d: { type: "openai", quirks: "zhipuu" } } });
+    for (const command of ["check", "serve"]) {
+      const { code, stdout, stderr } = await run([command, "--config", config, ...(command === "serve" ? ["--port", "0"] : [])]);
+      expect(code, command).toBe(2);
+      expect(stdout).not.toContain("valid");
+      expect(stderr).toContain(config);
+      expect(stderr).toContain("providers.c.quirks: quirks presets apply to OpenAI-protocol providers");
+      expect(stderr).toContain('providers.d.quirks: unknown quirks preset "zhipuu" (did you mean "zhipu"?)');
+    }
   });
 });
 

@@ -1,14 +1,16 @@
-import { ConfigError, loadConfigFile, resolveConfigPath } from "../../core/config/index.ts";
+import { loadConfigFile, resolveConfigPath } from "../../core/config/index.ts";
 import { createLogger } from "../../core/logger.ts";
 import { McpPool } from "../../mcp/pool.ts";
 import { probeProvider } from "../../adapters/probe.ts";
-import { describeProviderQuirks } from "../../gateway/routing/providers.ts";
+import { checkProviderQuirks, describeProviderQuirks } from "../../gateway/routing/providers.ts";
 import type { CliArgs } from "../args.ts";
 import { renderTable } from "../table.ts";
 
 /** Validates the config, connects every server and provider; non-zero exit on any failure. */
 export async function checkCommand(args: CliArgs): Promise<number> {
   const config = await loadConfigFile(resolveConfigPath(args.config, process.env));
+  // Quirks are checked by the adapters' rules, after loading: a bad one is a config error here too.
+  checkProviderQuirks(config.providers, config.path ?? "(inline)");
   process.stdout.write(`config ${config.path}: valid\n\n`);
   const pool = new McpPool(config.servers, { logger: createLogger({ level: "silent" }) });
   let failures = 0;
@@ -35,14 +37,7 @@ export async function checkCommand(args: CliArgs): Promise<number> {
   }
   const providerRows = await Promise.all(
     Object.values(config.providers).map(async (provider) => {
-      let quirks: string;
-      try {
-        quirks = describeProviderQuirks(provider);
-      } catch (error) {
-        failures++;
-        const detail = error instanceof ConfigError ? error.problems.map((p) => `${p.path}: ${p.message}`).join("; ") : (error as Error).message;
-        return [provider.name, provider.type, "invalid", "config error", "", oneLine(detail)];
-      }
+      const quirks = describeProviderQuirks(provider);
       if (provider.missingVariables.length > 0) {
         failures++;
         return [provider.name, provider.type, quirks, "unavailable", "", `set ${provider.missingVariables.join(", ")}`];

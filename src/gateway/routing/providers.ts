@@ -28,25 +28,43 @@ export type AdapterFactory = (config: ResolvedProviderConfig, options: AdapterOp
 const defaultFactory: AdapterFactory = (config, options, quirks) =>
   config.type === "anthropic" ? createAnthropicAdapter(options) : createOpenAIChatAdapter(options, quirks ? { quirks: quirks.switches } : {});
 
-/** The provider's quirks, or a ConfigError naming `providers.<name>.quirks`. */
-export function providerQuirks(config: ResolvedProviderConfig): ResolvedQuirks | undefined {
+/**
+ * The provider's quirks, or a ConfigError naming `providers.<name>.quirks` in `source` (the
+ * config file's path).
+ */
+export function providerQuirks(config: ResolvedProviderConfig, source = "(config)"): ResolvedQuirks | undefined {
   if (config.type === "anthropic") {
     if (config.quirks !== undefined) {
-      throw new ConfigError("(config)", [{ path: `providers.${config.name}.quirks`, message: "quirks presets apply to OpenAI-protocol providers (type \"openai\")" }]);
+      throw new ConfigError(source, [{ path: `providers.${config.name}.quirks`, message: "quirks presets apply to OpenAI-protocol providers (type \"openai\")" }]);
     }
     return undefined;
   }
   try {
     return resolveQuirks(config.quirks);
   } catch (error) {
-    throw new ConfigError("(config)", [{ path: `providers.${config.name}.quirks`, message: (error as Error).message }]);
+    throw new ConfigError(source, [{ path: `providers.${config.name}.quirks`, message: (error as Error).message }]);
   }
 }
 
-export function buildProviders(configs: Record<string, ResolvedProviderConfig>, factory: AdapterFactory = defaultFactory): Map<string, ProviderEntry> {
+/** Every provider's quirks checked at once: one ConfigError naming all the bad ones. */
+export function checkProviderQuirks(configs: Record<string, ResolvedProviderConfig>, source = "(config)"): void {
+  const problems = Object.values(configs).flatMap((config) => {
+    try {
+      providerQuirks(config, source);
+      return [];
+    } catch (error) {
+      if (error instanceof ConfigError) return error.problems;
+      throw error;
+    }
+  });
+  if (problems.length > 0) throw new ConfigError(source, problems);
+}
+
+export function buildProviders(configs: Record<string, ResolvedProviderConfig>, factory: AdapterFactory = defaultFactory, source = "(config)"): Map<string, ProviderEntry> {
+  checkProviderQuirks(configs, source);
   const entries = new Map<string, ProviderEntry>();
   for (const [name, config] of Object.entries(configs)) {
-    const quirks = providerQuirks(config);
+    const quirks = providerQuirks(config, source);
     const schemaTarget: SchemaTarget = quirks ? schemaTargetOf(quirks.switches) : "anthropic";
     const base = { name, type: config.type, config, schemaTarget, ...(quirks ? { quirks } : {}) };
     if (config.missingVariables.length > 0) {
