@@ -36,7 +36,8 @@ export function parseCli(argv: string[]): CliArgs {
   });
   let port: number | undefined;
   if (values.port !== undefined) {
-    port = Number(values.port);
+    // Digits only: Number() would also take "1e3" or "0x10".
+    port = /^\d{1,5}$/.test(values.port) ? Number(values.port) : Number.NaN;
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: expected a port number 0-65535, got "${values.port}"`);
   }
   return {

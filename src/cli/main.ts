@@ -18,8 +18,10 @@ async function main(argv: string[]): Promise<number> {
   const args = parseCli(argv);
   const run = commands[args.command];
   if (args.help || !run) {
-    (run || args.command === "help" ? process.stdout : process.stderr).write(`${USAGE}\n`);
-    return run || args.command === "help" ? 0 : 2;
+    const known = run !== undefined || args.command === "help";
+    if (!known) process.stderr.write(`mcp-gateway: unknown command "${args.command}"\n\n`);
+    (known ? process.stdout : process.stderr).write(`${USAGE}\n`);
+    return known ? 0 : 2;
   }
   return run(args);
 }

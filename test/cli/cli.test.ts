@@ -82,6 +82,16 @@ describe("mcp-gateway tools", () => {
   });
 });
 
+describe("mcp-gateway with an unknown command", () => {
+  it("names it, prints the usage on stderr and exits 2", async () => {
+    const { code, stdout, stderr } = await run(["bogus"]);
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toContain('mcp-gateway: unknown command "bogus"');
+    expect(stderr).toContain("Usage: mcp-gateway <command>");
+  });
+});
+
 describe("mcp-gateway check", () => {
   it("prints a table and exits non-zero when a server fails", async () => {
     const config = writeConfig({

@@ -143,6 +143,7 @@ describe("config", () => {
     expect(resolveConfigPath("/a/b.json", { MCP_GATEWAY_CONFIG: "/c.json" })).toBe("/a/b.json");
     expect(resolveConfigPath(undefined, { MCP_GATEWAY_CONFIG: "/c.json" })).toBe("/c.json");
     expect(resolveConfigPath(undefined, {})).toBe(join(process.cwd(), "mcp.config.json"));
+    expect(resolveConfigPath(undefined, { MCP_GATEWAY_CONFIG: "" })).toBe(join(process.cwd(), "mcp.config.json"));
     const dir = mkdtempSync(join(tmpdir(), "cfg-"));
     const file = join(dir, "c.json");
     writeFileSync(file, JSON.stringify({ mcpServers: { a: { command: "x" } } }));

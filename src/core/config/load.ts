@@ -18,7 +18,8 @@ export class ConfigError extends Error {
 
 /** `--config`, else MCP_GATEWAY_CONFIG, else ./mcp.config.json. */
 export function resolveConfigPath(flag: string | undefined, env: Record<string, string | undefined>): string {
-  return resolve(flag ?? env.MCP_GATEWAY_CONFIG ?? "mcp.config.json");
+  // An empty MCP_GATEWAY_CONFIG (`export MCP_GATEWAY_CONFIG=`) means unset, not the current folder.
+  return resolve(flag ?? (env.MCP_GATEWAY_CONFIG || undefined) ?? "mcp.config.json");
 }
 
 export async function loadConfigFile(path: string, env: Record<string, string | undefined> = process.env): Promise<GatewayConfig> {
