@@ -244,11 +244,14 @@ function childPids(pid: number): number[] {
 
 
 describe("mcp-gateway check refuses what serve would refuse", () => {
-  it("reports prefix \"\" collisions", async () => {
+  it("reports prefix \"\" collisions (check, and tools)", async () => {
     const config = writeConfig({ mcpServers: { a: { ...npmServer("server-everything"), prefix: "" }, b: { ...npmServer("server-everything"), prefix: "" } } });
     const { code, stdout } = await run(["check", "--config", config]);
     expect(code).toBe(1);
     expect(stdout).toContain('error: prefix "" makes tool names collide: a/echo, b/echo all want "echo"');
+    const tools = await run(["tools", "--config", config]);
+    expect(tools.code).toBe(1);
+    expect(tools.stderr).toContain('error: prefix "" makes tool names collide: a/echo, b/echo all want "echo"');
   });
 
   it("bad quirks are config errors (exit 2, the file and JSON path), for check and serve alike, never 'valid'", async () => {

@@ -23,7 +23,10 @@ export async function toolsCommand(args: CliArgs): Promise<number> {
     for (const { tool, warning } of warnings) process.stderr.write(`warning: ${tool}: ${warning}\n`);
     const failed = pool.states().filter((s) => s.status === "failed" || s.status === "unavailable");
     for (const s of failed) process.stderr.write(`error: MCP server "${s.name}" is unavailable: ${s.error?.split("\n")[0]}\n`);
-    return failed.length > 0 ? 1 : 0;
+    // What `serve` would refuse to start with.
+    const collisions = pool.emptyPrefixCollisions();
+    for (const c of collisions) process.stderr.write(`error: prefix "" makes tool names collide: ${c.tools.map((t) => `${t.server}/${t.tool}`).join(", ")} all want "${c.name}"\n`);
+    return failed.length > 0 || collisions.length > 0 ? 1 : 0;
   } finally {
     await pool.close();
   }
