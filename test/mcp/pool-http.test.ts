@@ -26,6 +26,8 @@ beforeAll(async () => {
         oldsse: { type: "sse", url: `http://127.0.0.1:${legacy.port}/sse` },
         // Nothing listens there: fails, without blocking the others.
         nowhere: { type: "http", url: `http://127.0.0.1:1/mcp` },
+        // A wrong path on a live server: 404 to Streamable HTTP, then to the SSE fallback.
+        wrongpath: { type: "http", url: `http://127.0.0.1:${streamable.port}/no-such-path` },
       },
     },
     {},
@@ -81,6 +83,12 @@ describe("remote MCP servers", () => {
     expect(pool.states().find((s) => s.name === "oldsse")).toMatchObject({ status: "ready", transport: "sse" });
     const echo = await callTool(pool.registry, "oldsse__echo", { message: "legacy" });
     expect(resultText(echo)).toBe("Echo: legacy");
+  });
+
+  it("a wrong URL is reported with the Streamable HTTP answer (the 404), not only the SSE fallback's", () => {
+    const wrong = pool.states().find((s) => s.name === "wrongpath");
+    expect(wrong).toMatchObject({ status: "failed", toolCount: 0 });
+    expect(wrong?.error).toMatch(/^Streamable HTTP: .*404.*; then the legacy SSE fallback: /);
   });
 
   it("reports an unreachable server without blocking the others", () => {

@@ -104,9 +104,26 @@ export async function connectClient(client: Client, config: ServerConfig, timeou
     if (!looksLikeLegacySse(error)) throw error;
     await transport.close().catch(() => undefined);
     const sse = hook(new SSEClientTransport(url, { requestInit: remoteInit(config), fetch: fastFetch }), hooks);
-    await client.connect(sse, { timeout: timeoutMs });
+    try {
+      await client.connect(sse, { timeout: timeoutMs });
+    } catch (fallbackError) {
+      // Both failed: most often the URL is wrong (a 404 to both). The first answer is the one
+      // that says so; the SSE attempt's alone ("Invalid content type") hid it.
+      throw new Error(`Streamable HTTP: ${httpErrorText(error)}; then the legacy SSE fallback: ${errorText(fallbackError)}`, { cause: fallbackError });
+    }
     return { transport: sse, kind: "sse" };
   }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The SDK's Streamable HTTP error carries the status as `code`, and the page's body as the message. */
+function httpErrorText(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  const body = errorText(error).replace(/^Streamable HTTP error: /, "").split("\n")[0]!.slice(0, 120);
+  return typeof code === "number" ? `HTTP ${code} (${body})` : body;
 }
 
 function looksLikeLegacySse(error: unknown): boolean {
