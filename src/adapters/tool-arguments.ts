@@ -9,10 +9,13 @@ export interface ParsedArguments {
   repaired?: boolean;
 }
 
-/** jsonrepair's text for broken argument text (it keeps the valid text it starts from), if it has one. */
+/**
+ * jsonrepair's text for broken argument text, if it has one. It keeps the valid text it starts
+ * from, leading whitespace included, so a stream that already sent that start can go on.
+ */
 export function repairedArgumentText(raw: string): string | undefined {
   try {
-    return jsonrepair(raw.trim());
+    return /^\s*/.exec(raw)![0] + jsonrepair(raw.trim());
   } catch {
     return undefined;
   }

@@ -45,6 +45,26 @@ describe("ArgumentRelay", () => {
     expect(JSON.parse(total)).toEqual(JSON.parse(repaired));
   });
 
+  it.each([
+    ["leading whitespace, then a Python constant", [" ", '{"a": ', "True}"]],
+    ["a newline, then single quotes", ["\n{", "'a': 1}"]],
+    ["a literal cut short by the token limit", ['{"a": tr']],
+    ["a number cut short", ['{"n": 1', "2"]],
+    ["a number where a key belongs", ["{1"]],
+    ["an escape cut short", ['{"a": "x\\']],
+    ["a unicode escape cut short", ['{"a": "\\u00', "e"]],
+  ])("%s: the client ends up with exactly the non-streamed text", (_name, deltas) => {
+    const { total, final } = relay(deltas);
+    expect(total).toBe(final);
+  });
+
+  it("a flood of whitespace deltas (a model stuck until max_tokens) is held, then settled, without losing a byte", () => {
+    const deltas = ['{"a": 1', ...Array.from({ length: 20_000 }, () => "        "), "}"];
+    const { total, final } = relay(deltas);
+    expect(total).toBe(final);
+    expect(JSON.parse(total)).toEqual({ a: 1 });
+  });
+
   it("empty arguments end as {} (JSON.parse('') fails in every client)", () => {
     expect(relay([]).total).toBe("{}");
     expect(relay(["", " "]).total).toBe("{}");
@@ -73,6 +93,28 @@ describe("ArgumentRelay", () => {
         expect(total).toBe(text);
       }),
       { numRuns: 500 },
+    );
+  });
+
+  it("property: a JSON object broken the usual ways (quotes, trailing commas, Python constants, cut short), in any deltas, arrives as the non-streamed text", () => {
+    const broken = fc
+      .tuple(fc.dictionary(fc.string({ unit: fc.constantFrom("a", "b", "c", "_", "1") , minLength: 1 }), fc.oneof(fc.boolean(), fc.integer(), fc.string({ unit: fc.constantFrom("x", "y", " ", "é") }), fc.constant(null))), fc.constantFrom("quotes", "comma", "python", "cut", "none"), fc.nat())
+      .map(([object, how, at]) => {
+        const text = JSON.stringify(object, null, 1);
+        if (how === "quotes") return text.replaceAll('"', "'");
+        if (how === "comma") return text.replace(/\n}$/, ",\n}");
+        if (how === "python") return text.replaceAll("true", "True").replaceAll("false", "False").replaceAll("null", "None");
+        if (how === "cut") return text.slice(0, 1 + (at % text.length));
+        return text;
+      });
+    fc.assert(
+      fc.property(broken, fc.array(fc.nat(), { maxLength: 8 }), (text, cuts) => {
+        const points = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort((a, b) => a - b);
+        const deltas = [0, ...points, text.length].slice(1).map((end, i, ends) => text.slice(i === 0 ? 0 : ends[i - 1], end));
+        const { total, final } = relay(deltas);
+        expect(total).toBe(final);
+      }),
+      { numRuns: 3000 },
     );
   });
 

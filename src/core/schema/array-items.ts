@@ -14,7 +14,9 @@ import { mapSubschemas } from "./walk.ts";
 /** The items schema of a tuple's elements; `closed` (no element past the tuple) becomes maxItems. */
 function fromTuple(node: JsonSchema, tuple: unknown[], rest: unknown): JsonSchema {
   const closed = rest === false;
-  const element = tupleElement(tuple, rest === true ? {} : closed ? undefined : rest);
+  const more = rest === true ? {} : closed ? undefined : rest;
+  // An empty tuple says nothing about its elements (and `anyOf: []` would be invalid).
+  const element = tuple.length === 0 ? (isSchemaObject(more) ? more : {}) : tupleElement(tuple, more);
   return { ...node, items: element, ...(closed && node["maxItems"] === undefined ? { maxItems: tuple.length } : {}) };
 }
 

@@ -4,16 +4,38 @@
  * repaired text when it was not.
  *
  * Deltas go out as they come while the text so far can still begin a valid JSON value (checked
- * incrementally with @streamparser/json). A trailing comma and whitespace wait for the next
- * delta, since a `}` after them would make the comma the broken part. From the first delta that
+ * incrementally with @streamparser/json). An unsettled end (a trailing comma, whitespace, a
+ * literal or escape cut short: `unsettledStart`) waits for the next delta. From the first delta that
  * cannot continue valid JSON, the rest is held; at the end, the final text's remainder goes out.
  * Repairs (jsonrepair) keep the valid text they start from, so the final text starts with what
  * was sent; should it not, the client gets the model's own text, as a plain proxy would send.
  */
 import { JSONParser } from "@streamparser/json";
 
-/** A trailing comma and whitespace: held until the next delta shows they can stay. */
-const UNSETTLED_TAIL = /,?\s*$/;
+const isSpace = (char: string | undefined) => char === " " || char === "\n" || char === "\r" || char === "\t";
+/** Characters of a literal or a number, which the parser judges only once the token ends. */
+const isTokenChar = (char: string | undefined) => char !== undefined && /[A-Za-z0-9.+-]/.test(char);
+const LONGEST_HELD_TOKEN = 64;
+const ESCAPE_CUT_SHORT = /\\(?:u[0-9a-fA-F]{0,3})?$/;
+
+/**
+ * Where the end of the text stops being settled: a trailing comma and whitespace (a `}` next
+ * would make the comma the broken part), a literal or number not yet ended (the parser judges a
+ * token only once it ends: `{1` is not yet refused, `tr` may end as `true` or become `"tr"` in
+ * a repair), or an escape cut short. Scans back from the end only, so a delta costs
+ * its own length.
+ */
+function unsettledStart(text: string): number {
+  let end = text.length;
+  while (end > 0 && isSpace(text[end - 1])) end--;
+  if (text[end - 1] === ",") return end - 1;
+  if (end < text.length) return end;
+  const escape = ESCAPE_CUT_SHORT.exec(text.slice(-6));
+  if (escape) return text.length - escape[0].length;
+  let start = end;
+  while (start > 0 && end - start < LONGEST_HELD_TOKEN && isTokenChar(text[start - 1])) start--;
+  return start;
+}
 
 function validator(): JSONParser {
   // Only its verdict is wanted: values are not kept (keepStack off) and are dropped.
@@ -37,12 +59,14 @@ export class ArgumentRelay {
         this.valid = false;
       }
     }
-    const pending = this.held + delta;
-    if (!this.valid) {
-      this.held = pending;
+    // Held: everything once the text cannot be valid; and blank deltas, which settle nothing (a
+    // model stuck emitting whitespace must not cost a rescan per delta).
+    if (!this.valid || delta.trim() === "") {
+      this.held += delta;
       return "";
     }
-    const cut = pending.search(UNSETTLED_TAIL);
+    const pending = this.held + delta;
+    const cut = unsettledStart(pending);
     this.held = pending.slice(cut);
     const out = pending.slice(0, cut);
     this.sent += out;

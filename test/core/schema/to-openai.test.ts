@@ -3,6 +3,20 @@ import { normalizeSchema, toOpenAI } from "../../../src/core/schema/index.ts";
 import { fixture } from "./corpus.ts";
 
 describe("toOpenAI", () => {
+  it("gives arrays an items schema: none, boolean, tuples (empty ones too), open and closed", () => {
+    const props = (properties: object) => toOpenAI({ type: "object", properties }).schema["properties"];
+    expect(props({ a: { type: "array" } })).toEqual({ a: { type: "array", items: {} } });
+    expect(props({ a: { type: "array", items: true }, b: { type: "array", items: false } })).toEqual({ a: { type: "array", items: {} }, b: { type: "array", items: {}, maxItems: 0 } });
+    expect(props({ a: { type: "array", items: [{ type: "string" }, { type: "number" }], additionalItems: false } })).toEqual({
+      a: { type: "array", items: { anyOf: [{ type: "string" }, { type: "number" }] }, maxItems: 2 },
+    });
+    expect(props({ a: { type: "array", prefixItems: [{ type: "string" }], items: false } })).toEqual({ a: { type: "array", prefixItems: [{ type: "string" }], items: { type: "string" }, maxItems: 1 } });
+    expect(props({ a: { type: "array", items: [] }, b: { type: "array", prefixItems: [], items: false } })).toEqual({
+      a: { type: "array", items: {} },
+      b: { type: "array", prefixItems: [], items: {}, maxItems: 0 },
+    });
+  });
+
   it.each([
     ["undefined", undefined],
     ["an empty schema", {}],
