@@ -70,7 +70,11 @@ describe("config", () => {
           remote: { url: "http://127.0.0.1:${PORT}/mcp", headers: { Authorization: "Bearer ${TOKEN}", "X-Also": "${TOKEN}" } },
           local: { command: "node", args: ["${SCRIPT:-server.js}"], env: { KEY: "${KEY}" } },
           fine: { command: "node" },
+          // Names that a JSON path writes in brackets: matched by key, not by text.
+          "a.b": { command: "node", env: { T: "${DOTTED}" } },
+          "1password": { url: "http://127.0.0.1/mcp", headers: { Authorization: "Bearer ${OP_TOKEN}" } },
         },
+        providers: { "p.x": { type: "openai", apiKey: "${PX_KEY}" } },
       },
       { KEY: "k" },
     );
@@ -78,7 +82,10 @@ describe("config", () => {
       ["remote", ["PORT", "TOKEN"]],
       ["local", []],
       ["fine", []],
+      ["a.b", ["DOTTED"]],
+      ["1password", ["OP_TOKEN"]],
     ]);
+    expect(config.providers["p.x"]!.missingVariables).toEqual(["PX_KEY"]);
   });
 
   it("names the JSON path of every bad field and what was expected", () => {

@@ -9,6 +9,8 @@ export interface MissingVariable {
   variable: string;
   /** JSON path of the string that referenced it. */
   path: string;
+  /** The same path as keys: what to match on (`mcpServers["a.b"]` is `["mcpServers", "a.b"]`). */
+  keys: PropertyKey[];
 }
 
 const pattern = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
@@ -29,7 +31,7 @@ export function interpolateEnv(
         return found;
       }
       if (fallback !== undefined) return fallback;
-      missing.push({ variable: name, path: formatJsonPath(path) });
+      missing.push({ variable: name, path: formatJsonPath(path), keys: path });
       return "";
     });
   }

@@ -68,7 +68,7 @@ export function resolveConfig(json: unknown, env: Record<string, string | undefi
 
 function normalize(raw: RawConfig, missing: MissingVariable[], source: string): Omit<GatewayConfig, "environmentValues"> {
   const toolTimeoutMs = raw.gateway.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs;
-  const servers = Object.entries(raw.mcpServers).map(([name, server]) => toServerConfig(name, server, toolTimeoutMs, unsetIn(missing, `mcpServers.${name}.`)));
+  const servers = Object.entries(raw.mcpServers).map(([name, server]) => toServerConfig(name, server, toolTimeoutMs, unsetIn(missing, "mcpServers", name)));
   const problems = [...crossReferenceProblems(raw), ...unsetGatewayKeys(missing)];
   if (problems.length > 0) throw new ConfigError(source, problems);
   const providers = Object.fromEntries(
@@ -77,7 +77,7 @@ function normalize(raw: RawConfig, missing: MissingVariable[], source: string): 
       {
         ...provider,
         name,
-        missingVariables: unsetIn(missing, `providers.${name}.`),
+        missingVariables: unsetIn(missing, "providers", name),
       },
     ]),
   );
@@ -110,9 +110,9 @@ function normalize(raw: RawConfig, missing: MissingVariable[], source: string): 
   };
 }
 
-/** The unset variables used under one config path (deduplicated, in order). */
-function unsetIn(missing: MissingVariable[], prefix: string): string[] {
-  return [...new Set(missing.filter((m) => m.path.startsWith(prefix)).map((m) => m.variable))];
+/** The unset variables used in one server's or provider's entry (deduplicated, in order). */
+function unsetIn(missing: MissingVariable[], section: string, name: string): string[] {
+  return [...new Set(missing.filter((m) => m.keys[0] === section && m.keys[1] === name).map((m) => m.variable))];
 }
 
 function toServerConfig(name: string, server: RawServerConfig, defaultTimeoutMs: number, missingVariables: string[]): ServerConfig {
@@ -141,7 +141,7 @@ function toServerConfig(name: string, server: RawServerConfig, defaultTimeoutMs:
  */
 function unsetGatewayKeys(missing: MissingVariable[]): FieldProblem[] {
   return missing
-    .filter((m) => m.path.startsWith("gateway.apiKeys"))
+    .filter((m) => m.keys[0] === "gateway" && m.keys[1] === "apiKeys")
     .map((m) => ({ path: m.path, message: `the environment variable ${m.variable} is not set (an API key must not be empty)` }));
 }
 

@@ -116,7 +116,7 @@ export class McpConnection {
       name: config.name,
       transport: config.transport,
       status: config.disabled ? "disabled" : config.missingVariables.length > 0 ? "unavailable" : "starting",
-      ...(config.missingVariables.length > 0 && !config.disabled ? { error: `not started: set ${config.missingVariables.join(", ")} (unset in the environment)` } : {}),
+      ...(config.missingVariables.length > 0 && !config.disabled ? { error: `not started: set ${config.missingVariables.join(", ")} (unset in the environment; write \${${config.missingVariables[0]}:-} where empty is fine)` } : {}),
       toolCount: 0,
       restarts: 0,
       attempts: 0,
