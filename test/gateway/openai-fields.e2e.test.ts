@@ -74,6 +74,28 @@ describe("OpenAI-only request fields", () => {
     expect(sent).not.toHaveProperty("max_completion_tokens");
   });
 
+  it("Gemini (which refuses unknown fields) gets none of them; DeepSeek gets the penalties only (openaiOnlyFields)", async () => {
+    const gemini = await viaStrictFake("gemini");
+    const ask = { model: "p/gemini-2.5-flash", messages: [{ role: "user" as const, content: "Hi" }], ...OPENAI_ONLY };
+    expect((await gemini.chat.completions.create(ask)).choices[0]!.message).toBeDefined();
+    expect(fake!.rejections).toEqual([]);
+    for (const field of Object.keys(OPENAI_ONLY)) expect(fake!.requests[0]!.body).not.toHaveProperty(field);
+    await gw!.close();
+    await fake!.close();
+    // The switch turned to send: the fake refuses with Gemini's own text.
+    fake = await startStrictFake(FAMILIES.gemini!());
+    gw = await startGateway({ mcpServers: {}, providers: { p: { type: "openai", baseURL: fake.url, apiKey: "k", quirks: { preset: "gemini", openaiOnlyFields: "send" } } }, gateway: { retries: { attempts: 1 } } });
+    const refused = await client(gw).chat.completions.create(ask).catch((e: unknown) => e);
+    expect((refused as InstanceType<typeof OpenAI.APIError>).message).toContain('Invalid JSON payload received. Unknown name "store": Cannot find field.');
+    await gw.close();
+    await fake.close();
+    const deepseek = await viaStrictFake("deepseek");
+    await deepseek.chat.completions.create({ ...ask, model: "p/deepseek-chat" });
+    const sent = fake!.requests[0]!.body;
+    expect(sent).toMatchObject({ frequency_penalty: 0.5, presence_penalty: -0.25 });
+    for (const field of Object.keys(OPENAI_ONLY).filter((f) => !f.endsWith("_penalty"))) expect(sent).not.toHaveProperty(field);
+  });
+
   it("are checked for shape: a bad value is a 400 naming the field", async () => {
     const openai = await viaStrictFake("openai");
     const error = await openai.chat.completions.create({ model: "p/gpt-4o", messages: [{ role: "user", content: "Hi" }], frequency_penalty: 3 }).catch((e: unknown) => e);

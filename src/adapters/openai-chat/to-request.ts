@@ -16,7 +16,12 @@ export interface RequestOptions {
    * A request whose `extra` carries `max_completion_tokens` gets no `max_tokens` either way.
    */
   maxTokensField?: "as-sent" | "max_tokens" | "max_completion_tokens";
+  /** Which of the client's OpenAI-only fields (`openaiFields`) go out (default `send`: all). */
+  openaiOnlyFields?: "send" | "penalties" | "drop";
 }
+
+/** The sampling penalties most compatible servers take (vLLM, llama.cpp, Ollama, DeepSeek). */
+const PENALTIES = new Set(["frequency_penalty", "presence_penalty"]);
 
 function toTool(tool: ToolDefinition): ChatCompletionFunctionTool {
   return {
@@ -66,17 +71,20 @@ function maxTokensField(request: ChatRequest, option: RequestOptions["maxTokensF
   return request.openaiFields?.["max_completion_tokens"] === undefined ? "max_tokens" : "max_completion_tokens";
 }
 
-/** The client's OpenAI-only fields, but the token limit: `maxTokens` (which the loop may adjust) is sent instead. */
-function openaiOnlyFields(request: ChatRequest): { [key: string]: unknown } {
-  if (!request.openaiFields) return {};
+/**
+ * The client's OpenAI-only fields the provider takes, but the token limit: `maxTokens` (which
+ * the loop may adjust) is sent instead.
+ */
+function openaiOnlyFields(request: ChatRequest, option: RequestOptions["openaiOnlyFields"] = "send"): { [key: string]: unknown } {
+  if (!request.openaiFields || option === "drop") return {};
   const { max_completion_tokens: _limit, ...fields } = request.openaiFields;
-  return fields;
+  return option === "send" ? fields : Object.fromEntries(Object.entries(fields).filter(([key]) => PENALTIES.has(key)));
 }
 
 function samplingFields(request: ChatRequest, options: RequestOptions): Partial<ChatCompletionCreateParamsNonStreaming> {
   const field = maxTokensField(request, options.maxTokensField);
   return {
-    ...openaiOnlyFields(request),
+    ...openaiOnlyFields(request, options.openaiOnlyFields),
     ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
     ...(request.topP === undefined ? {} : { top_p: request.topP }),
     ...(request.maxTokens === undefined || !field ? {} : { [field]: request.maxTokens }),

@@ -9,6 +9,7 @@ const openai: Readonly<QuirkSwitches> = {
   stripToolFieldsWithoutTools: true,
   toolChoice: "send",
   maxTokensField: "as-sent",
+  openaiOnlyFields: "send",
   assistantContentString: false,
   ensureUserMessage: false,
   toolTypeFunction: false,
@@ -35,18 +36,26 @@ const openai: Readonly<QuirkSwitches> = {
  */
 const maxTokensOnly = { maxTokensField: "max_tokens" } as const;
 
+/**
+ * Providers that refuse fields they do not know (Gemini: "Unknown name …: Cannot find field.";
+ * Mistral: 422 extra_forbidden), or document none of OpenAI's extras: the client's
+ * OpenAI-only fields are not sent. Most local servers take the penalties only.
+ */
+const noOpenaiExtras = { openaiOnlyFields: "drop" } as const;
+const penaltiesOnly = { openaiOnlyFields: "penalties" } as const;
+
 /** Local servers: lenient about what they get, loose about what they send back. */
-const local: Readonly<QuirkSwitches> = { ...openai, ...maxTokensOnly, objectArguments: true, textToolCalls: "hermes" };
+const local: Readonly<QuirkSwitches> = { ...openai, ...maxTokensOnly, ...penaltiesOnly, objectArguments: true, textToolCalls: "hermes" };
 
 export const PRESETS = {
   openai,
-  zhipu: { ...openai, ...maxTokensOnly, assistantContentString: true, ensureUserMessage: true, toolTypeFunction: true, flattenContent: true },
-  minimax: { ...openai, ...maxTokensOnly, thinkTags: true, reasoningDetails: true },
+  zhipu: { ...openai, ...maxTokensOnly, ...noOpenaiExtras, assistantContentString: true, ensureUserMessage: true, toolTypeFunction: true, flattenContent: true },
+  minimax: { ...openai, ...maxTokensOnly, ...noOpenaiExtras, thinkTags: true, reasoningDetails: true },
   // `deepseek-reasoner` is the thinking mode today (V3.1 and later) and wants its reasoning back
   // like the others; only the R1-era reasoner refused it (replayReasoningExceptModels is for that).
-  deepseek: { ...openai, ...maxTokensOnly, replayReasoning: "tool-turns", reasoningField: "reasoning_content" },
-  mistral: { ...openai, ...maxTokensOnly, toolCallIds: "alnum9", bridgeUserAfterTool: true, prefixTrailingAssistant: true },
-  gemini: { ...openai, ...maxTokensOnly, functionNames: "gemini", toolSchemas: "gemini", thoughtSignatures: true, ensureUserMessage: true },
+  deepseek: { ...openai, ...maxTokensOnly, ...penaltiesOnly, replayReasoning: "tool-turns", reasoningField: "reasoning_content" },
+  mistral: { ...openai, ...maxTokensOnly, ...noOpenaiExtras, toolCallIds: "alnum9", bridgeUserAfterTool: true, prefixTrailingAssistant: true },
+  gemini: { ...openai, ...maxTokensOnly, ...noOpenaiExtras, functionNames: "gemini", toolSchemas: "gemini", thoughtSignatures: true, ensureUserMessage: true },
   ollama: local,
   // vLLM takes either field.
   vllm: { ...local, maxTokensField: "as-sent", toolChoice: "omit-auto" },

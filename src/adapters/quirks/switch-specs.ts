@@ -16,6 +16,7 @@ export const SWITCH_SPECS: Record<QuirkSwitchName, SwitchSpec> = {
   stripToolFieldsWithoutTools: flag,
   toolChoice: oneOf("send", "omit-auto"),
   maxTokensField: oneOf("as-sent", "max_tokens", "max_completion_tokens"),
+  openaiOnlyFields: oneOf("send", "penalties", "drop"),
   assistantContentString: flag,
   ensureUserMessage: flag,
   toolTypeFunction: flag,

@@ -27,6 +27,13 @@ export interface QuirkSwitches {
    * model. Use 'max_completion_tokens' instead."). `max_tokens` for servers that know only that.
    */
   maxTokensField: "as-sent" | "max_tokens" | "max_completion_tokens";
+  /**
+   * The client's OpenAI-only request fields (`frequency_penalty`, `logit_bias`, `store`,
+   * `metadata`, `service_tier`, …): `send` all, only the `penalties` (frequency_penalty,
+   * presence_penalty), or `drop` them. Gemini's endpoint refuses unknown ones: `Invalid JSON
+   * payload received. Unknown name "store": Cannot find field.`; Mistral: 422 extra_forbidden.
+   */
+  openaiOnlyFields: "send" | "penalties" | "drop";
 
   // ---- Message shape ----
 

@@ -58,6 +58,14 @@ const schemas: Rule = (body) => {
   return undefined;
 };
 
+/** OpenAI-only request fields Gemini's OpenAI endpoint does not know (openai/openai-agents-python#455). */
+const UNKNOWN_TOP_LEVEL = ["store", "metadata", "service_tier", "logit_bias", "prediction", "verbosity", "prompt_cache_key", "safety_identifier"];
+
+const unknownFields: Rule = (body) => {
+  const key = UNKNOWN_TOP_LEVEL.find((name) => name in body);
+  return key === undefined ? undefined : geminiError(`Invalid JSON payload received. Unknown name "${key}": Cannot find field.`);
+};
+
 const turnOrder: Rule = (body) => {
   const first = body.messages.find((m: Body) => m.role !== "system");
   return first?.role === "assistant" ? geminiError(GEMINI_TURN_ORDER) : undefined;
@@ -108,7 +116,7 @@ export function geminiFamily(): FakeFamily & { issuedSignatures: Set<string> } {
   return {
     name: "gemini",
     issuedSignatures: issued,
-    rules: [functionNames, schemas, turnOrder, signatureRule(issued)],
+    rules: [unknownFields, functionNames, schemas, turnOrder, signatureRule(issued)],
     reply,
     style: { wholeCalls: true, piece: 6 },
   };
