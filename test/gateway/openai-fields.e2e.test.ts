@@ -37,7 +37,10 @@ const OPENAI_ONLY = {
 
 async function viaStrictFake(preset: string): Promise<OpenAI> {
   fake = await startStrictFake(FAMILIES[preset]!());
-  gw = await startGateway({ mcpServers: {}, providers: { p: { type: "openai", baseURL: fake.url, apiKey: "k", quirks: preset } }, gateway: { retries: { attempts: 1 } } });
+  // The OpenAI fake stands for api.openai.com, where the openai preset keeps the client's
+  // token-limit field; behind any other URL it sends max_tokens unless told (providers.ts).
+  const quirks = preset === "openai" ? { preset, maxTokensField: "as-sent" } : preset;
+  gw = await startGateway({ mcpServers: {}, providers: { p: { type: "openai", baseURL: fake.url, apiKey: "k", quirks } }, gateway: { retries: { attempts: 1 } } });
   return client(gw);
 }
 

@@ -39,11 +39,35 @@ export function providerQuirks(config: ResolvedProviderConfig, source = "(config
     }
     return undefined;
   }
+  let resolved: ResolvedQuirks;
   try {
-    return resolveQuirks(config.quirks);
+    resolved = resolveQuirks(config.quirks);
   } catch (error) {
     throw new ConfigError(source, [{ path: `providers.${config.name}.quirks`, message: (error as Error).message }]);
   }
+  return forServer(resolved, config.baseURL);
+}
+
+/** OpenAI's own API: no baseURL, api.openai.com, or Azure OpenAI. */
+function isOpenAI(baseURL: string | undefined): boolean {
+  if (baseURL === undefined) return true;
+  try {
+    const host = new URL(baseURL).hostname;
+    return host === "api.openai.com" || [".openai.azure.com", ".cognitiveservices.azure.com", ".services.ai.azure.com"].some((suffix) => host.endsWith(suffix));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The `openai` preset sends the token limit in the field the client chose, because OpenAI's
+ * reasoning models refuse `max_tokens`. Any other server behind that preset (an in-house or
+ * unlisted compatible one) may know only `max_tokens` and drop the limit silently: it gets
+ * `max_tokens`, unless the config sets maxTokensField itself.
+ */
+function forServer(resolved: ResolvedQuirks, baseURL: string | undefined): ResolvedQuirks {
+  if (resolved.preset !== "openai" || resolved.overrides.includes("maxTokensField") || isOpenAI(baseURL)) return resolved;
+  return { ...resolved, switches: { ...resolved.switches, maxTokensField: "max_tokens" } };
 }
 
 /** Every provider's quirks checked at once: one ConfigError naming all the bad ones. */

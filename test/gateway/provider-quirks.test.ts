@@ -1,0 +1,29 @@
+/** The quirks a provider entry ends up with: its preset, its overrides, and where it points. */
+import { describe, expect, it } from "vitest";
+import { resolveConfig } from "../../src/core/config/index.ts";
+import { providerQuirks } from "../../src/gateway/routing/providers.ts";
+
+const provider = (entry: Record<string, unknown>) => resolveConfig({ mcpServers: {}, providers: { p: { type: "openai", apiKey: "k", ...entry } } }, {}).providers.p!;
+const field = (entry: Record<string, unknown>) => providerQuirks(provider(entry))?.switches.maxTokensField;
+
+describe("providerQuirks: the token-limit field of the openai preset", () => {
+  it.each([
+    ["no baseURL (OpenAI)", {}],
+    ["api.openai.com", { baseURL: "https://api.openai.com/v1" }],
+    ["Azure OpenAI", { baseURL: "https://my-res.openai.azure.com/openai/v1" }],
+  ])("%s: the field the client chose (as-sent)", (_name, entry) => {
+    expect(field(entry)).toBe("as-sent");
+  });
+
+  it("any other server behind the openai preset gets max_tokens (it may know nothing else)", () => {
+    expect(field({ baseURL: "http://127.0.0.1:8000/v1" })).toBe("max_tokens");
+    expect(field({ baseURL: "https://openrouter.ai/api/v1", quirks: "openai" })).toBe("max_tokens");
+  });
+
+  it("an explicit maxTokensField wins, and other presets keep theirs", () => {
+    expect(field({ baseURL: "http://127.0.0.1:8000/v1", quirks: { maxTokensField: "as-sent" } })).toBe("as-sent");
+    expect(field({ baseURL: "https://api.groq.com/openai/v1", quirks: "groq" })).toBe("as-sent");
+    expect(field({ baseURL: "http://127.0.0.1:8000/v1", quirks: "vllm" })).toBe("as-sent");
+    expect(field({ baseURL: "https://api.deepseek.com", quirks: "deepseek" })).toBe("max_tokens");
+  });
+});
