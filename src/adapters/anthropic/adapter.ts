@@ -2,6 +2,8 @@ import Anthropic from "@anthropic-ai/sdk";
 import type { ChatRequest, ChatResult, StreamEvent } from "../../core/index.ts";
 import { fastFetch } from "../../core/fast-fetch.ts";
 import { abortedError } from "../http-error.ts";
+import { renameFunctions } from "../neutral-names.ts";
+import { ANTHROPIC_FUNCTION_NAMES } from "../quirks/function-names.ts";
 import { IdleAbort } from "../idle-abort.ts";
 import type { AdapterOptions, ModelAdapter } from "../types.ts";
 import { fromAnthropicError } from "./errors.ts";
@@ -41,11 +43,13 @@ export function createAnthropicAdapter(options: AdapterOptions): ModelAdapter {
   const idleMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 
   async function complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatResult> {
+    // A client's tool names Anthropic refuses (`fs.read`) go out renamed and come back as they were.
+    const names = renameFunctions(request, ANTHROPIC_FUNCTION_NAMES);
     try {
       // `stream` is left out rather than sent as false (as the official SDKs do); one set via `extra` is overruled.
-      const { stream: _stream, ...params } = toWireParams(request, options);
+      const { stream: _stream, ...params } = toWireParams(names.request, options);
       const message = await client.messages.create(params, { signal });
-      return fromMessage(message, options.id);
+      return names.result(fromMessage(message, options.id));
     } catch (error) {
       // An abort while the body is read surfaces as whatever fetch threw then; the signal tells the truth.
       throw signal?.aborted ? abortedError(options.id, error) : fromAnthropicError(options.id, error);
@@ -55,13 +59,14 @@ export function createAnthropicAdapter(options: AdapterOptions): ModelAdapter {
   /** Reads the raw event stream and assembles it ourselves, so every event is seen and mapped. */
   async function* stream(request: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent, void, undefined> {
     const guard = new IdleAbort(signal, idleMs);
+    const names = renameFunctions(request, ANTHROPIC_FUNCTION_NAMES);
     try {
-      const params = toWireParams(request, options);
+      const params = toWireParams(names.request, options);
       const response = await client.messages.create({ ...params, stream: true }, { signal: guard.signal }).asResponse();
       guard.arm();
       for await (const event of toStreamEvents(messageStreamEvents(response, guard.signal), options.id)) {
         guard.pause();
-        yield event;
+        yield names.event(event);
         guard.arm();
       }
     } catch (error) {

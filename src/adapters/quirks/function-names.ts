@@ -45,6 +45,15 @@ export const OPENAI_FUNCTION_NAMES: FunctionNameRules = {
   maxLength: 64,
 };
 
+/** Anthropic: `tools.0.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`. */
+export const ANTHROPIC_FUNCTION_NAMES: FunctionNameRules = {
+  provider: "Anthropic",
+  valid: /^[a-zA-Z0-9_-]{1,128}$/,
+  invalidChars: /[^a-zA-Z0-9_-]/g,
+  start: /^./,
+  maxLength: 128,
+};
+
 const HASH_LENGTH = 8;
 
 function sanitize(name: string, rules: FunctionNameRules): string {

@@ -53,7 +53,9 @@ export const chatMessageSchema = z.discriminatedUnion("role", [systemMessage, us
 const functionTool = z.object({
   type: z.literal("function"),
   function: z.object({
-    name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "a function name is 1-64 letters, digits, _ or -"),
+    // Any name: one a provider refuses (`fs.read` for OpenAI and Anthropic) is renamed for it and
+    // mapped back in the answer (adapters' function-name maps).
+    name: z.string().min(1).max(256),
     description: z.string().optional(),
     parameters: z.record(z.string(), z.unknown()).optional(),
     strict: z.boolean().nullable().optional(),

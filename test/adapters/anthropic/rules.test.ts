@@ -210,11 +210,28 @@ describe("the adapter's requests pass the strict fake server", () => {
 
   it("a request the API would reject comes back as the real 400 (the server can fail)", async () => {
     respond = replyWith(answer([{ type: "text", text: "unreachable" }]));
-    const bad = request([userText("search")], { tools: [{ name: "github/search", inputSchema: { type: "object" } }] });
+    const twice = { name: "search", inputSchema: { type: "object" } };
+    const bad = request([userText("search")], { tools: [twice, twice] });
     const error = await completeError(adapterAt(server.url).complete(bad));
     expect(error.status).toBe(400);
     expect(error.type).toBe("invalid_request_error");
     expect(error.retryable).toBe(false);
-    expect(error.message).toBe("anthropic: tools.0.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'");
+    expect(error.message).toBe("anthropic: tools: Tool names must be unique.");
+  });
+
+  it.each(["complete", "stream"] as const)("a client's tool name Anthropic refuses (github/search) goes out renamed and comes back as the client's (%s)", async (mode) => {
+    const searchTools = [{ name: "github/search", inputSchema: { type: "object", properties: { q: { type: "string" } } } }];
+    respond = replyWith(answer([{ type: "tool_use", id: "toolu_1", name: "github_search", input: { q: "mcp" } }], "tool_use"));
+    const adapter = adapterAt(server.url);
+    const ask = request([userText("search")], { tools: searchTools, toolChoice: { type: "tool", name: "github/search" } });
+    const first = mode === "complete" ? await adapter.complete(ask) : lastResult(await collect(adapter.stream(ask)));
+    expect(first.message.content).toEqual([expect.objectContaining({ type: "tool_call", id: "toolu_1", name: "github/search", arguments: { q: "mcp" } })]);
+    const sent = server.requests.at(-1)?.body;
+    expect(sent.tools.map((t: { name: string }) => t.name)).toEqual(["github_search"]);
+    expect(sent.tool_choice).toMatchObject({ type: "tool", name: "github_search" });
+    // The follow-up's history carries the call under the client's name; it goes out renamed again.
+    respond = replyWith(answer([{ type: "text", text: "found" }]));
+    await accepted(request([userText("search"), first.message, resultOf("toolu_1", "3 results")], { tools: searchTools }));
+    expect(server.requests.at(-1)?.body.messages[1].content[0]).toMatchObject({ type: "tool_use", name: "github_search" });
   });
 });
