@@ -9,7 +9,10 @@ export async function stdioCommand(args: CliArgs): Promise<number> {
   const gateway = await createGateway(config);
   const serving = await serveStdio(gateway.mcp);
   gateway.logger.info({ config: config.path, tools: gateway.mcp.listTools().length }, "mcp-gateway serving MCP on stdio");
-  const stop = () => void serving.stop();
+  const stop = (signal: NodeJS.Signals) => {
+    gateway.logger.info({ signal }, "signal received");
+    void serving.stop();
+  };
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
   // The signal handlers stay: a SIGTERM while shutting down must not cut the MCP servers' cleanup short.
