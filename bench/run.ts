@@ -166,18 +166,30 @@ function printTable(): void {
   process.stdout.write(`${line(headers)}\n${"-".repeat(line(headers).length)}\n${rows.map(line).join("\n")}\n`);
 }
 
+/** BENCH_ONLY=conversations,mcp (names below) runs only those scenarios, on a fresh gateway. */
+const SCENARIOS = ["bare", "passthrough", "long", "mcp", "conversations"] as const;
+const only = process.env.BENCH_ONLY?.split(",").map((name) => name.trim());
+const wanted = (name: (typeof SCENARIOS)[number]) => only === undefined || only.includes(name);
+
 async function main(): Promise<void> {
+  const unknown = only?.filter((name) => !(SCENARIOS as readonly string[]).includes(name)) ?? [];
+  if (unknown.length > 0) throw new Error(`BENCH_ONLY: unknown scenario ${unknown.join(", ")} (known: ${SCENARIOS.join(", ")})`);
   const { fake, bare, everything, gateway } = await startAll();
+  const fakeUrl = `http://127.0.0.1:${fake.port}/v1/chat/completions`;
+  const gatewayUrl = `http://127.0.0.1:${gateway.port}/v1/chat/completions`;
   try {
-    await bareProxy(`http://127.0.0.1:${fake.port}/v1/chat/completions`, bare);
-    await passThrough(`http://127.0.0.1:${fake.port}/v1/chat/completions`, `http://127.0.0.1:${gateway.port}/v1/chat/completions`, gateway.child.pid!);
-    await longStreams(`http://127.0.0.1:${fake.port}/v1/chat/completions`, `http://127.0.0.1:${gateway.port}/v1/chat/completions`, gateway.child.pid!);
-    await mcpToolCall(everything.port, gateway.port);
-    await conversations(gateway, 1000);
+    if (wanted("bare")) await bareProxy(fakeUrl, bare);
+    if (wanted("passthrough")) await passThrough(fakeUrl, gatewayUrl, gateway.child.pid!);
+    if (wanted("long")) await longStreams(fakeUrl, gatewayUrl, gateway.child.pid!);
+    if (wanted("mcp")) await mcpToolCall(everything.port, gateway.port);
+    // Peak RSS is the process's high-water mark: after the throughput runs it includes their heap.
+    if (wanted("conversations")) await conversations(gateway, 1000);
   } finally {
     await Promise.all([gateway.stop(), everything.stop(), bare.stop(), fake.stop()]);
   }
   printTable();
+  // A partial run prints its rows only: bench/results.json keeps the last full run.
+  if (only !== undefined) return;
   const machine = { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version };
   writeFileSync(join(root, "bench", "results.json"), `${JSON.stringify({ date: new Date().toISOString(), machine, seconds: SECONDS, results }, null, 2)}\n`);
 }
