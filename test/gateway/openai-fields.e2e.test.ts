@@ -38,8 +38,9 @@ const OPENAI_ONLY = {
 async function viaStrictFake(preset: string): Promise<OpenAI> {
   fake = await startStrictFake(FAMILIES[preset]!());
   // The OpenAI fake stands for api.openai.com, where the openai preset keeps the client's
-  // token-limit field; behind any other URL it sends max_tokens unless told (providers.ts).
-  const quirks = preset === "openai" ? { preset, maxTokensField: "as-sent" } : preset;
+  // token-limit field and every OpenAI-only field; behind any other URL it sends max_tokens and
+  // the penalties only, unless told (providers.ts).
+  const quirks = preset === "openai" ? { preset, maxTokensField: "as-sent", openaiOnlyFields: ["*"] } : preset;
   gw = await startGateway({ mcpServers: {}, providers: { p: { type: "openai", baseURL: fake.url, apiKey: "k", quirks } }, gateway: { retries: { attempts: 1 } } });
   return client(gw);
 }
@@ -77,26 +78,28 @@ describe("OpenAI-only request fields", () => {
     expect(sent).not.toHaveProperty("max_completion_tokens");
   });
 
-  it("Gemini (which refuses unknown fields) gets none of them; DeepSeek gets the penalties only (openaiOnlyFields)", async () => {
+  it("Gemini (which refuses unknown fields) and DeepSeek get the penalties only (openaiOnlyFields)", async () => {
+    const penaltiesOnly = (body: Record<string, unknown>) => {
+      expect(body).toMatchObject({ frequency_penalty: 0.5, presence_penalty: -0.25 });
+      for (const field of Object.keys(OPENAI_ONLY).filter((f) => !f.endsWith("_penalty"))) expect(body).not.toHaveProperty(field);
+    };
     const gemini = await viaStrictFake("gemini");
     const ask = { model: "p/gemini-2.5-flash", messages: [{ role: "user" as const, content: "Hi" }], ...OPENAI_ONLY };
     expect((await gemini.chat.completions.create(ask)).choices[0]!.message).toBeDefined();
     expect(fake!.rejections).toEqual([]);
-    for (const field of Object.keys(OPENAI_ONLY)) expect(fake!.requests[0]!.body).not.toHaveProperty(field);
+    penaltiesOnly(fake!.requests[0]!.body);
     await gw!.close();
     await fake!.close();
-    // The switch turned to send: the fake refuses with Gemini's own text.
+    // The switch set to all: the fake refuses with Gemini's own text.
     fake = await startStrictFake(FAMILIES.gemini!());
-    gw = await startGateway({ mcpServers: {}, providers: { p: { type: "openai", baseURL: fake.url, apiKey: "k", quirks: { preset: "gemini", openaiOnlyFields: "send" } } }, gateway: { retries: { attempts: 1 } } });
+    gw = await startGateway({ mcpServers: {}, providers: { p: { type: "openai", baseURL: fake.url, apiKey: "k", quirks: { preset: "gemini", openaiOnlyFields: ["*"] } } }, gateway: { retries: { attempts: 1 } } });
     const refused = await client(gw).chat.completions.create(ask).catch((e: unknown) => e);
     expect((refused as InstanceType<typeof OpenAI.APIError>).message).toContain('Invalid JSON payload received. Unknown name "store": Cannot find field.');
     await gw.close();
     await fake.close();
     const deepseek = await viaStrictFake("deepseek");
     await deepseek.chat.completions.create({ ...ask, model: "p/deepseek-chat" });
-    const sent = fake!.requests[0]!.body;
-    expect(sent).toMatchObject({ frequency_penalty: 0.5, presence_penalty: -0.25 });
-    for (const field of Object.keys(OPENAI_ONLY).filter((f) => !f.endsWith("_penalty"))) expect(sent).not.toHaveProperty(field);
+    penaltiesOnly(fake!.requests[0]!.body);
   });
 
   it("are checked for shape: a bad value is a 400 naming the field", async () => {

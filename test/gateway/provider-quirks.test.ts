@@ -11,6 +11,8 @@ describe("providerQuirks: the token-limit field of the openai preset", () => {
     ["no baseURL (OpenAI)", {}],
     ["api.openai.com", { baseURL: "https://api.openai.com/v1" }],
     ["Azure OpenAI", { baseURL: "https://my-res.openai.azure.com/openai/v1" }],
+    ["an OpenAI data-residency host", { baseURL: "https://eu.api.openai.com/v1" }],
+    ["Azure OpenAI for US Government", { baseURL: "https://my-res.openai.azure.us/openai/v1" }],
   ])("%s: the field the client chose (as-sent)", (_name, entry) => {
     expect(field(entry)).toBe("as-sent");
   });
@@ -25,5 +27,29 @@ describe("providerQuirks: the token-limit field of the openai preset", () => {
     expect(field({ baseURL: "https://api.groq.com/openai/v1", quirks: "groq" })).toBe("as-sent");
     expect(field({ baseURL: "http://127.0.0.1:8000/v1", quirks: "vllm" })).toBe("as-sent");
     expect(field({ baseURL: "https://api.deepseek.com", quirks: "deepseek" })).toBe("max_tokens");
+  });
+});
+
+describe("providerQuirks: the OpenAI-only fields of the openai preset", () => {
+  const fields = (entry: Record<string, unknown>) => providerQuirks(provider(entry))?.switches.openaiOnlyFields;
+
+  it("OpenAI itself gets all of them; any other server behind the preset the penalties only, unless configured", () => {
+    expect(fields({})).toEqual(["*"]);
+    expect(fields({ baseURL: "https://us.api.openai.com/v1" })).toEqual(["*"]);
+    expect(fields({ baseURL: "https://openrouter.ai/api/v1" })).toEqual(["frequency_penalty", "presence_penalty"]);
+    expect(fields({ baseURL: "https://openrouter.ai/api/v1", quirks: { openaiOnlyFields: ["*"] } })).toEqual(["*"]);
+  });
+
+  it("Groq gets all but logit_bias (its documented 400); Gemini and Mistral the penalties; GLM none", () => {
+    const groq = fields({ baseURL: "https://api.groq.com/openai/v1", quirks: "groq" });
+    expect(groq).toContain("service_tier");
+    expect(groq).not.toContain("logit_bias");
+    expect(fields({ baseURL: "https://generativelanguage.googleapis.com/v1beta/openai", quirks: "gemini" })).toEqual(["frequency_penalty", "presence_penalty"]);
+    expect(fields({ baseURL: "https://api.mistral.ai/v1", quirks: "mistral" })).toEqual(["frequency_penalty", "presence_penalty"]);
+    expect(fields({ baseURL: "https://open.bigmodel.cn/api/paas/v4", quirks: "zhipu" })).toEqual([]);
+  });
+
+  it("a bad value names the switch and what it takes", () => {
+    expect(() => providerQuirks(provider({ quirks: { openaiOnlyFields: "all" } }))).toThrow('expected an array of request field names ("*" for all)');
   });
 });

@@ -16,12 +16,9 @@ export interface RequestOptions {
    * A request whose `extra` carries `max_completion_tokens` gets no `max_tokens` either way.
    */
   maxTokensField?: "as-sent" | "max_tokens" | "max_completion_tokens";
-  /** Which of the client's OpenAI-only fields (`openaiFields`) go out (default `send`: all). */
-  openaiOnlyFields?: "send" | "penalties" | "drop";
+  /** Which of the client's OpenAI-only fields (`openaiFields`) go out, by name; `"*"` (the default) for all. */
+  openaiOnlyFields?: readonly string[];
 }
-
-/** The sampling penalties most compatible servers take (vLLM, llama.cpp, Ollama, DeepSeek). */
-const PENALTIES = new Set(["frequency_penalty", "presence_penalty"]);
 
 function toTool(tool: ToolDefinition): ChatCompletionFunctionTool {
   return {
@@ -65,20 +62,24 @@ function toolFields(request: ChatRequest): Partial<ChatCompletionCreateParamsNon
   };
 }
 
+/** OpenAI's reasoning models (`o3`, `gpt-5`, `openai/o4-mini` through a router) refuse `max_tokens` wherever they are served. */
+const REFUSES_MAX_TOKENS = /(^|\/)(o\d|gpt-5)/;
+
 function maxTokensField(request: ChatRequest, option: RequestOptions["maxTokensField"] = "as-sent"): string | undefined {
   if (request.extra && "max_completion_tokens" in request.extra) return undefined;
-  if (option !== "as-sent") return option;
-  return request.openaiFields?.["max_completion_tokens"] === undefined ? "max_tokens" : "max_completion_tokens";
+  const chosen = request.openaiFields?.["max_completion_tokens"] === undefined ? "max_tokens" : "max_completion_tokens";
+  if (option === "as-sent" || (chosen === "max_completion_tokens" && REFUSES_MAX_TOKENS.test(request.model))) return chosen;
+  return option;
 }
 
 /**
  * The client's OpenAI-only fields the provider takes, but the token limit: `maxTokens` (which
  * the loop may adjust) is sent instead.
  */
-function openaiOnlyFields(request: ChatRequest, option: RequestOptions["openaiOnlyFields"] = "send"): { [key: string]: unknown } {
-  if (!request.openaiFields || option === "drop") return {};
+function openaiOnlyFields(request: ChatRequest, allowed: readonly string[] = ["*"]): { [key: string]: unknown } {
+  if (!request.openaiFields || allowed.length === 0) return {};
   const { max_completion_tokens: _limit, ...fields } = request.openaiFields;
-  return option === "send" ? fields : Object.fromEntries(Object.entries(fields).filter(([key]) => PENALTIES.has(key)));
+  return allowed.includes("*") ? fields : Object.fromEntries(Object.entries(fields).filter(([key]) => allowed.includes(key)));
 }
 
 function samplingFields(request: ChatRequest, options: RequestOptions): Partial<ChatCompletionCreateParamsNonStreaming> {

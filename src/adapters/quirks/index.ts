@@ -6,7 +6,7 @@
  *   createOpenAIChatAdapter(options, { quirks: switches });
  */
 export type { QuirkSwitches, QuirkSwitchName, ResolvedQuirks } from "./types.ts";
-export { PRESETS, PRESET_NAMES, isPresetName, type PresetName } from "./presets.ts";
+export { PENALTY_FIELDS, PRESETS, PRESET_NAMES, isPresetName, type PresetName } from "./presets.ts";
 export { resolveQuirks, describeQuirks } from "./resolve.ts";
 export { SWITCH_NAMES } from "./switch-specs.ts";
 export { schemaTargetOf } from "./schema-target.ts";

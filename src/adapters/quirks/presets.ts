@@ -9,7 +9,7 @@ const openai: Readonly<QuirkSwitches> = {
   stripToolFieldsWithoutTools: true,
   toolChoice: "send",
   maxTokensField: "as-sent",
-  openaiOnlyFields: "send",
+  openaiOnlyFields: ["*"],
   assistantContentString: false,
   ensureUserMessage: false,
   toolTypeFunction: false,
@@ -38,11 +38,14 @@ const maxTokensOnly = { maxTokensField: "max_tokens" } as const;
 
 /**
  * Providers that refuse fields they do not know (Gemini: "Unknown name …: Cannot find field.";
- * Mistral: 422 extra_forbidden), or document none of OpenAI's extras: the client's
- * OpenAI-only fields are not sent. Most local servers take the penalties only.
+ * Mistral: 422 extra_forbidden) get only the sampling penalties, which they document, as do
+ * DeepSeek and the local servers; GLM and MiniMax document none of OpenAI's extras.
  */
-const noOpenaiExtras = { openaiOnlyFields: "drop" } as const;
-const penaltiesOnly = { openaiOnlyFields: "penalties" } as const;
+export const PENALTY_FIELDS = ["frequency_penalty", "presence_penalty"] as const;
+const noOpenaiExtras = { openaiOnlyFields: [] as readonly string[] };
+const penaltiesOnly = { openaiOnlyFields: PENALTY_FIELDS as readonly string[] };
+/** Groq: "not supported and will result in a 400 error: … logit_bias …". */
+const GROQ_FIELDS = [...PENALTY_FIELDS, "service_tier", "store", "metadata", "prediction", "verbosity", "prompt_cache_key", "safety_identifier"];
 
 /** Local servers: lenient about what they get, loose about what they send back. */
 const local: Readonly<QuirkSwitches> = { ...openai, ...maxTokensOnly, ...penaltiesOnly, objectArguments: true, textToolCalls: "hermes" };
@@ -54,14 +57,14 @@ export const PRESETS = {
   // `deepseek-reasoner` is the thinking mode today (V3.1 and later) and wants its reasoning back
   // like the others; only the R1-era reasoner refused it (replayReasoningExceptModels is for that).
   deepseek: { ...openai, ...maxTokensOnly, ...penaltiesOnly, replayReasoning: "tool-turns", reasoningField: "reasoning_content" },
-  mistral: { ...openai, ...maxTokensOnly, ...noOpenaiExtras, toolCallIds: "alnum9", bridgeUserAfterTool: true, prefixTrailingAssistant: true },
-  gemini: { ...openai, ...maxTokensOnly, ...noOpenaiExtras, functionNames: "gemini", toolSchemas: "gemini", thoughtSignatures: true, ensureUserMessage: true },
+  mistral: { ...openai, ...maxTokensOnly, ...penaltiesOnly, toolCallIds: "alnum9", bridgeUserAfterTool: true, prefixTrailingAssistant: true },
+  gemini: { ...openai, ...maxTokensOnly, ...penaltiesOnly, functionNames: "gemini", toolSchemas: "gemini", thoughtSignatures: true, ensureUserMessage: true },
   ollama: local,
   // vLLM takes either field.
   vllm: { ...local, maxTokensField: "as-sent", toolChoice: "omit-auto" },
   llamacpp: local,
   lmstudio: local,
-  groq: { ...openai, retryToolUseFailed: true },
+  groq: { ...openai, openaiOnlyFields: GROQ_FIELDS, retryToolUseFailed: true },
   // xAI needs only what every provider gets (tool_choice stripped without tools; whole tool
   // calls in one chunk are read by the base adapter).
   xai: openai,

@@ -23,7 +23,7 @@ function presetSwitches(name: string): QuirkSwitches {
   }
   // A fresh copy: callers may keep and change their switches without touching the preset.
   const preset: QuirkSwitches = PRESETS[name];
-  return { ...preset, replayReasoningExceptModels: [...preset.replayReasoningExceptModels] };
+  return { ...preset, replayReasoningExceptModels: [...preset.replayReasoningExceptModels], openaiOnlyFields: [...preset.openaiOnlyFields] };
 }
 
 function applyOverride(switches: QuirkSwitches, key: string, value: unknown): QuirkSwitchName {

@@ -7,7 +7,8 @@ import type { QuirkSwitchName } from "./types.ts";
 export type SwitchSpec =
   | { kind: "boolean" }
   | { kind: "enum"; values: readonly string[] }
-  | { kind: "patterns" };
+  | { kind: "patterns" }
+  | { kind: "fields" };
 
 const flag: SwitchSpec = { kind: "boolean" };
 const oneOf = (...values: string[]): SwitchSpec => ({ kind: "enum", values });
@@ -16,7 +17,7 @@ export const SWITCH_SPECS: Record<QuirkSwitchName, SwitchSpec> = {
   stripToolFieldsWithoutTools: flag,
   toolChoice: oneOf("send", "omit-auto"),
   maxTokensField: oneOf("as-sent", "max_tokens", "max_completion_tokens"),
-  openaiOnlyFields: oneOf("send", "penalties", "drop"),
+  openaiOnlyFields: { kind: "fields" },
   assistantContentString: flag,
   ensureUserMessage: flag,
   toolTypeFunction: flag,
@@ -56,5 +57,9 @@ export function checkSwitchValue(spec: SwitchSpec, value: unknown): string | und
       return Array.isArray(value) && value.every((item) => typeof item === "string")
         ? undefined
         : "expected an array of model ids (\"*\" as wildcard)";
+    case "fields":
+      return Array.isArray(value) && value.every((item) => typeof item === "string")
+        ? undefined
+        : "expected an array of request field names (\"*\" for all)";
   }
 }

@@ -28,12 +28,12 @@ export interface QuirkSwitches {
    */
   maxTokensField: "as-sent" | "max_tokens" | "max_completion_tokens";
   /**
-   * The client's OpenAI-only request fields (`frequency_penalty`, `logit_bias`, `store`,
-   * `metadata`, `service_tier`, …): `send` all, only the `penalties` (frequency_penalty,
-   * presence_penalty), or `drop` them. Gemini's endpoint refuses unknown ones: `Invalid JSON
-   * payload received. Unknown name "store": Cannot find field.`; Mistral: 422 extra_forbidden.
+   * Which of the client's OpenAI-only request fields (`frequency_penalty`, `logit_bias`,
+   * `store`, `metadata`, `service_tier`, …) go out, by name; `"*"` for all. Gemini's endpoint
+   * refuses unknown ones: `Invalid JSON payload received. Unknown name "store": Cannot find
+   * field.`; Mistral: 422 extra_forbidden; Groq: 400 for `logit_bias`.
    */
-  openaiOnlyFields: "send" | "penalties" | "drop";
+  openaiOnlyFields: readonly string[];
 
   // ---- Message shape ----
 

@@ -6,7 +6,7 @@
 import { createAnthropicAdapter } from "../../adapters/anthropic/index.ts";
 import { createOpenAIChatAdapter } from "../../adapters/openai-chat/index.ts";
 import type { AdapterOptions, ModelAdapter } from "../../adapters/types.ts";
-import { describeQuirks, resolveQuirks, schemaTargetOf, type ResolvedQuirks } from "../../adapters/quirks/index.ts";
+import { describeQuirks, PENALTY_FIELDS, resolveQuirks, schemaTargetOf, type ResolvedQuirks } from "../../adapters/quirks/index.ts";
 import { ConfigError, type ResolvedProviderConfig } from "../../core/config/index.ts";
 import type { SchemaTarget } from "../../core/index.ts";
 
@@ -48,26 +48,33 @@ export function providerQuirks(config: ResolvedProviderConfig, source = "(config
   return forServer(resolved, config.baseURL);
 }
 
-/** OpenAI's own API: no baseURL, api.openai.com, or Azure OpenAI. */
+/** Hosts of OpenAI's own API: api.openai.com, its data-residency hosts, Azure OpenAI (public, US Government, China). */
+const OPENAI_HOST_SUFFIXES = [".api.openai.com", ".openai.azure.com", ".openai.azure.us", ".openai.azure.cn", ".cognitiveservices.azure.com", ".services.ai.azure.com"];
+
 function isOpenAI(baseURL: string | undefined): boolean {
   if (baseURL === undefined) return true;
   try {
     const host = new URL(baseURL).hostname;
-    return host === "api.openai.com" || [".openai.azure.com", ".cognitiveservices.azure.com", ".services.ai.azure.com"].some((suffix) => host.endsWith(suffix));
+    return host === "api.openai.com" || OPENAI_HOST_SUFFIXES.some((suffix) => host.endsWith(suffix));
   } catch {
     return false;
   }
 }
 
 /**
- * The `openai` preset sends the token limit in the field the client chose, because OpenAI's
- * reasoning models refuse `max_tokens`. Any other server behind that preset (an in-house or
- * unlisted compatible one) may know only `max_tokens` and drop the limit silently: it gets
- * `max_tokens`, unless the config sets maxTokensField itself.
+ * The `openai` preset is what OpenAI's own API takes: the token limit in the field the client
+ * chose (its reasoning models refuse `max_tokens`) and every OpenAI-only field. Any other
+ * server behind that preset (an in-house or unlisted compatible one) may know only
+ * `max_tokens` and drop the limit silently, or refuse fields it does not know: it gets
+ * `max_tokens` and the penalties only, unless the config sets those switches itself. (A model
+ * named like OpenAI's reasoning models keeps the client's field anywhere: to-request.ts.)
  */
 function forServer(resolved: ResolvedQuirks, baseURL: string | undefined): ResolvedQuirks {
-  if (resolved.preset !== "openai" || resolved.overrides.includes("maxTokensField") || isOpenAI(baseURL)) return resolved;
-  return { ...resolved, switches: { ...resolved.switches, maxTokensField: "max_tokens" } };
+  if (resolved.preset !== "openai" || isOpenAI(baseURL)) return resolved;
+  const switches = { ...resolved.switches };
+  if (!resolved.overrides.includes("maxTokensField")) switches.maxTokensField = "max_tokens";
+  if (!resolved.overrides.includes("openaiOnlyFields")) switches.openaiOnlyFields = [...PENALTY_FIELDS];
+  return { ...resolved, switches };
 }
 
 /** Every provider's quirks checked at once: one ConfigError naming all the bad ones. */

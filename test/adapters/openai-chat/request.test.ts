@@ -202,6 +202,23 @@ describe("openai-chat request body", () => {
     expect(viaExtra).not.toHaveProperty("max_tokens");
   });
 
+  it("an OpenAI reasoning model keeps the client's max_completion_tokens even where max_tokens is forced (it refuses max_tokens anywhere)", () => {
+    const chosen = { openaiFields: { max_completion_tokens: 100 }, maxTokens: 100 };
+    for (const model of ["o3", "o4-mini", "gpt-5-mini", "openai/o4-mini"]) {
+      expect(toChatCompletionParams({ ...simpleRequest(model), ...chosen }, { maxTokensField: "max_tokens" }), model).toMatchObject({ max_completion_tokens: 100 });
+    }
+    expect(toChatCompletionParams({ ...simpleRequest("deepseek-chat"), ...chosen }, { maxTokensField: "max_tokens" })).toMatchObject({ max_tokens: 100 });
+    expect(toChatCompletionParams({ ...simpleRequest("o3"), maxTokens: 100 }, { maxTokensField: "max_tokens" })).toMatchObject({ max_tokens: 100 });
+  });
+
+  it("sends only the OpenAI-only fields its provider takes (openaiOnlyFields)", () => {
+    const request = { ...simpleRequest(), openaiFields: { frequency_penalty: 0.5, logit_bias: { "1": -100 }, store: false } };
+    expect(toChatCompletionParams(request, { openaiOnlyFields: ["frequency_penalty", "presence_penalty"] })).toMatchObject({ frequency_penalty: 0.5 });
+    expect(toChatCompletionParams(request, { openaiOnlyFields: ["frequency_penalty", "presence_penalty"] })).not.toHaveProperty("logit_bias");
+    expect(toChatCompletionParams(request, { openaiOnlyFields: [] })).not.toHaveProperty("frequency_penalty");
+    expect(toChatCompletionParams(request, { openaiOnlyFields: ["*"] })).toMatchObject({ frequency_penalty: 0.5, logit_bias: { "1": -100 }, store: false });
+  });
+
   it("sends the client's OpenAI-only fields; the token limit comes from maxTokens (the loop may adjust it), extra wins", () => {
     const body = toChatCompletionParams({
       ...simpleRequest(),

@@ -72,13 +72,13 @@ describe("resolveQuirks", () => {
 describe("describeQuirks", () => {
   it("names the preset and what it turns on", () => {
     expect(describeQuirks(resolveQuirks("openai"))).toBe("openai: OpenAI defaults");
-    expect(describeQuirks(resolveQuirks("zhipu"))).toBe("zhipu: maxTokensField=max_tokens, openaiOnlyFields=drop, assistantContentString, ensureUserMessage, toolTypeFunction, flattenContent");
-    expect(describeQuirks(resolveQuirks("deepseek"))).toBe("deepseek: maxTokensField=max_tokens, openaiOnlyFields=penalties, replayReasoning=tool-turns");
+    expect(describeQuirks(resolveQuirks("zhipu"))).toBe("zhipu: maxTokensField=max_tokens, openaiOnlyFields=[], assistantContentString, ensureUserMessage, toolTypeFunction, flattenContent");
+    expect(describeQuirks(resolveQuirks("deepseek"))).toBe("deepseek: maxTokensField=max_tokens, openaiOnlyFields=[frequency_penalty, presence_penalty], replayReasoning=tool-turns");
   });
 
   it("shows overrides", () => {
     expect(describeQuirks(resolveQuirks({ preset: "vllm", toolChoice: "send" }))).toBe(
-      "vllm (overrides: toolChoice=send): openaiOnlyFields=penalties, objectArguments, textToolCalls=hermes",
+      "vllm (overrides: toolChoice=send): openaiOnlyFields=[frequency_penalty, presence_penalty], objectArguments, textToolCalls=hermes",
     );
   });
 });
