@@ -52,6 +52,9 @@ describe("ArgumentRelay", () => {
     ["a number cut short", ['{"n": 1', "2"]],
     ["a number where a key belongs", ["{1"]],
     ["an escape cut short", ['{"a": "x\\']],
+    ["a missing comma, the next key's quote in its own delta", ['{"a": 1', ' "', 'b": 2}']],
+    ["a missing comma, the next key split", ['{"a": 1', ' "b', '": 2}']],
+    ["an inner quote left unescaped", ['{"q": "say "', 'hi""}']],
     ["a unicode escape cut short", ['{"a": "\\u00', "e"]],
   ])("%s: the client ends up with exactly the non-streamed text", (_name, deltas) => {
     const { total, final } = relay(deltas);
@@ -96,13 +99,14 @@ describe("ArgumentRelay", () => {
     );
   });
 
-  it("property: a JSON object broken the usual ways (quotes, trailing commas, Python constants, cut short), in any deltas, arrives as the non-streamed text", () => {
+  it("property: a JSON object broken the usual ways (quotes, trailing or missing commas, Python constants, cut short), in any deltas, arrives as the non-streamed text", () => {
     const broken = fc
-      .tuple(fc.dictionary(fc.string({ unit: fc.constantFrom("a", "b", "c", "_", "1") , minLength: 1 }), fc.oneof(fc.boolean(), fc.integer(), fc.string({ unit: fc.constantFrom("x", "y", " ", "é") }), fc.constant(null))), fc.constantFrom("quotes", "comma", "python", "cut", "none"), fc.nat())
+      .tuple(fc.dictionary(fc.string({ unit: fc.constantFrom("a", "b", "c", "_", "1") , minLength: 1 }), fc.oneof(fc.boolean(), fc.integer(), fc.string({ unit: fc.constantFrom("x", "y", " ", "é") }), fc.constant(null))), fc.constantFrom("quotes", "comma", "no-comma", "python", "cut", "none"), fc.nat())
       .map(([object, how, at]) => {
         const text = JSON.stringify(object, null, 1);
         if (how === "quotes") return text.replaceAll('"', "'");
         if (how === "comma") return text.replace(/\n}$/, ",\n}");
+        if (how === "no-comma") return text.replaceAll(",\n", "\n");
         if (how === "python") return text.replaceAll("true", "True").replaceAll("false", "False").replaceAll("null", "None");
         if (how === "cut") return text.slice(0, 1 + (at % text.length));
         return text;

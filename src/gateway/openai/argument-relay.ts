@@ -19,8 +19,8 @@ const LONGEST_HELD_TOKEN = 64;
 const ESCAPE_CUT_SHORT = /\\(?:u[0-9a-fA-F]{0,3})?$/;
 
 /**
- * Where the end of the text stops being settled: a trailing comma and whitespace (a `}` next
- * would make the comma the broken part), a literal or number not yet ended (the parser judges a
+ * Where the end of the text stops being settled: a trailing quote, comma and whitespace (a `}`
+ * next would make the comma the broken part), a literal or number not yet ended (the parser judges a
  * token only once it ends: `{1` is not yet refused, `tr` may end as `true` or become `"tr"` in
  * a repair), or an escape cut short. Scans back from the end only, so a delta costs
  * its own length.
@@ -28,6 +28,13 @@ const ESCAPE_CUT_SHORT = /\\(?:u[0-9a-fA-F]{0,3})?$/;
 function unsettledStart(text: string): number {
   let end = text.length;
   while (end > 0 && isSpace(text[end - 1])) end--;
+  // A quote is judged only by what follows: the parser takes a string where a comma belongs
+  // until the string closes (`1 "b"`), and a closing quote may turn out to be an inner one
+  // (`"say "hi""`). It waits, with the whitespace before it.
+  if (text[end - 1] === '"' && text[end - 2] !== "\\") {
+    end--;
+    while (end > 0 && isSpace(text[end - 1])) end--;
+  }
   if (text[end - 1] === ",") return end - 1;
   if (end < text.length) return end;
   const escape = ESCAPE_CUT_SHORT.exec(text.slice(-6));
@@ -44,8 +51,37 @@ function validator(): JSONParser {
   return parser;
 }
 
+/**
+ * Notices a string that opens right after a value (`{"a": 1 "b"`: a comma is missing), which
+ * the parser reports only once that string closes, after its opening quote went out.
+ */
+class StringOpenings {
+  private inString = false;
+  private escaped = false;
+  /** The last character outside strings, spaces aside. */
+  private last: string | undefined;
+
+  /** False once a string opens where a value has just ended. */
+  feed(delta: string): boolean {
+    for (const char of delta) {
+      if (this.inString) {
+        if (this.escaped) this.escaped = false;
+        else if (char === "\\") this.escaped = true;
+        else if (char === '"') [this.inString, this.last] = [false, char];
+      } else if (char === '"') {
+        if (this.last !== undefined && !"{[,:".includes(this.last)) return false;
+        this.inString = true;
+      } else if (!isSpace(char)) {
+        this.last = char;
+      }
+    }
+    return true;
+  }
+}
+
 export class ArgumentRelay {
   private readonly parser = validator();
+  private readonly openings = new StringOpenings();
   private sent = "";
   private held = "";
   private valid = true;
@@ -55,6 +91,7 @@ export class ArgumentRelay {
     if (this.valid) {
       try {
         this.parser.write(delta);
+        this.valid = this.openings.feed(delta);
       } catch {
         this.valid = false;
       }
