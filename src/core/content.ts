@@ -95,14 +95,20 @@ export type AssistantContent = TextBlock | ReasoningBlock | ToolCallBlock;
 export interface SystemMessage {
   role: "system";
   content: TextBlock[];
+  /** The participant's name (OpenAI's message `name`), for providers that take one. */
+  name?: string;
 }
 export interface UserMessage {
   role: "user";
   content: UserContent[];
+  /** The participant's name (OpenAI's message `name`), for providers that take one. */
+  name?: string;
 }
 export interface AssistantMessage {
   role: "assistant";
   content: AssistantContent[];
+  /** The participant's name (OpenAI's message `name`), for providers that take one. */
+  name?: string;
 }
 /** Results of tool calls. Several results of one turn may share one message. */
 export interface ToolMessage {

@@ -40,7 +40,7 @@ async function viaStrictFake(preset: string): Promise<OpenAI> {
   // The OpenAI fake stands for api.openai.com, where the openai preset keeps the client's
   // token-limit field and every OpenAI-only field; behind any other URL it sends max_tokens and
   // the penalties only, unless told (providers.ts).
-  const quirks = preset === "openai" ? { preset, maxTokensField: "as-sent", openaiOnlyFields: ["*"] } : preset;
+  const quirks = preset === "openai" ? { preset, maxTokensField: "as-sent", openaiOnlyFields: ["*"], messageNames: true } : preset;
   gw = await startGateway({ mcpServers: {}, providers: { p: { type: "openai", baseURL: fake.url, apiKey: "k", quirks } }, gateway: { retries: { attempts: 1 } } });
   return client(gw);
 }
@@ -100,6 +100,25 @@ describe("OpenAI-only request fields", () => {
     const deepseek = await viaStrictFake("deepseek");
     await deepseek.chat.completions.create({ ...ask, model: "p/deepseek-chat" });
     penaltiesOnly(fake!.requests[0]!.body);
+  });
+
+  it("message names reach OpenAI; Mistral, which refuses them (422 extra_forbidden), does not get them", async () => {
+    const named: OpenAI.ChatCompletionMessageParam[] = [
+      { role: "system", content: "Moderate.", name: "rules" },
+      { role: "user", content: "Hi, I am Ada.", name: "ada" },
+      { role: "assistant", content: "Hello Ada.", name: "bot" },
+      { role: "user", content: "And I am Bob.", name: "bob" },
+    ];
+    const openai = await viaStrictFake("openai");
+    await openai.chat.completions.create({ model: "p/gpt-4o", messages: named });
+    expect(fake!.requests[0]!.body.messages.map((m: { name?: string }) => m.name)).toEqual(["rules", "ada", "bot", "bob"]);
+    await gw!.close();
+    await fake!.close();
+    const mistral = await viaStrictFake("mistral");
+    const answer = await mistral.chat.completions.create({ model: "p/mistral-large-latest", messages: named });
+    expect(answer.choices[0]!.message).toBeDefined();
+    expect(fake!.rejections).toEqual([]);
+    expect(fake!.requests[0]!.body.messages.some((m: { name?: string }) => m.name !== undefined)).toBe(false);
   });
 
   it("are checked for shape: a bad value is a 400 naming the field", async () => {

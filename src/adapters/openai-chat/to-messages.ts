@@ -64,16 +64,19 @@ function toToolMessages(message: ToolMessage): ChatCompletionToolMessageParam[] 
   return message.content.map((block) => ({ role: "tool", tool_call_id: block.callId, content: renderToolResult(block) }));
 }
 
+/** A message's `name`; presets of providers that refuse it take it off again (quirks messageNames). */
+const named = (name: string | undefined) => (name ? { name } : {});
+
 /** The wire messages, with the tool pairing Chat Completions requires repaired (tool-pairing.ts). */
 export function toWireMessages(messages: Message[]): ChatCompletionMessageParam[] {
   return pairToolResults(messages).flatMap((message): ChatCompletionMessageParam[] => {
     switch (message.role) {
       case "system":
-        return [{ role: "system", content: joinText(message.content) }];
+        return [{ role: "system", content: joinText(message.content), ...named(message.name) }];
       case "user":
-        return [toUserMessage(message.content)];
+        return [{ ...toUserMessage(message.content), ...named(message.name) }];
       case "assistant":
-        return [toAssistantMessage(message)];
+        return [{ ...toAssistantMessage(message), ...named(message.name) }];
       case "tool":
         return toToolMessages(message);
     }

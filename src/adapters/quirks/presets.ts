@@ -10,6 +10,7 @@ const openai: Readonly<QuirkSwitches> = {
   toolChoice: "send",
   maxTokensField: "as-sent",
   openaiOnlyFields: ["*"],
+  messageNames: true,
   assistantContentString: false,
   ensureUserMessage: false,
   toolTypeFunction: false,
@@ -34,7 +35,7 @@ const openai: Readonly<QuirkSwitches> = {
  * Providers whose API documents only `max_tokens`: a client's `max_completion_tokens` limit is
  * sent under that name, so it is not lost to a field they ignore or refuse.
  */
-const maxTokensOnly = { maxTokensField: "max_tokens" } as const;
+const maxTokensOnly = { maxTokensField: "max_tokens", messageNames: false } as const;
 
 /**
  * Providers that refuse fields they do not know (Gemini: "Unknown name …: Cannot find field.";
@@ -64,10 +65,10 @@ export const PRESETS = {
   vllm: { ...local, maxTokensField: "as-sent", toolChoice: "omit-auto" },
   llamacpp: local,
   lmstudio: local,
-  groq: { ...openai, openaiOnlyFields: GROQ_FIELDS, retryToolUseFailed: true },
+  groq: { ...openai, openaiOnlyFields: GROQ_FIELDS, messageNames: false, retryToolUseFailed: true },
   // xAI needs only what every provider gets (tool_choice stripped without tools; whole tool
-  // calls in one chunk are read by the base adapter).
-  xai: openai,
+  // calls in one chunk are read by the base adapter), but message names, which it does not document.
+  xai: { ...openai, messageNames: false },
 } as const satisfies Record<string, Readonly<QuirkSwitches>>;
 
 export type PresetName = keyof typeof PRESETS;

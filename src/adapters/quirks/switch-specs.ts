@@ -18,6 +18,7 @@ export const SWITCH_SPECS: Record<QuirkSwitchName, SwitchSpec> = {
   toolChoice: oneOf("send", "omit-auto"),
   maxTokensField: oneOf("as-sent", "max_tokens", "max_completion_tokens"),
   openaiOnlyFields: { kind: "fields" },
+  messageNames: flag,
   assistantContentString: flag,
   ensureUserMessage: flag,
   toolTypeFunction: flag,

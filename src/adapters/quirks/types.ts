@@ -34,6 +34,11 @@ export interface QuirkSwitches {
    * field.`; Mistral: 422 extra_forbidden; Groq: 400 for `logit_bias`.
    */
   openaiOnlyFields: readonly string[];
+  /**
+   * Send the client's message `name` (participant names). Off, it is taken off every message
+   * but tool results: Mistral refuses it (422 extra_forbidden), Groq documents a 400.
+   */
+  messageNames: boolean;
 
   // ---- Message shape ----
 

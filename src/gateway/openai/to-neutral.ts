@@ -62,6 +62,8 @@ function assistantContent(message: Input<"assistant">): AssistantContent[] {
   return blocks;
 }
 
+const named = (name: string | undefined) => (name ? { name } : {});
+
 /** Converts messages; consecutive tool messages become one neutral tool message (one turn's results). */
 export function toNeutralMessages(input: readonly ChatMessageInput[]): Message[] {
   const messages: Message[] = [];
@@ -70,15 +72,15 @@ export function toNeutralMessages(input: readonly ChatMessageInput[]): Message[]
     switch (message.role) {
       case "system":
       case "developer":
-        messages.push({ role: "system", content: [{ type: "text", text: textOf(message.content) }] });
+        messages.push({ role: "system", content: [{ type: "text", text: textOf(message.content) }], ...named(message.name) });
         break;
       case "user":
-        messages.push({ role: "user", content: userContent(message) });
+        messages.push({ role: "user", content: userContent(message), ...named(message.name) });
         break;
       case "assistant": {
         const content = assistantContent(message);
         for (const block of content) if (block.type === "tool_call") toolNames.set(block.id, block.name);
-        messages.push({ role: "assistant", content });
+        messages.push({ role: "assistant", content, ...named(message.name) });
         break;
       }
       case "tool": {

@@ -26,7 +26,7 @@ describe("resolveQuirks", () => {
     }
     expect(resolveQuirks("vllm").switches.toolChoice).toBe("omit-auto");
     expect(resolveQuirks("groq").switches.retryToolUseFailed).toBe(true);
-    expect(resolveQuirks("xai").switches).toEqual(PRESETS.openai);
+    expect(resolveQuirks("xai").switches).toEqual({ ...PRESETS.openai, messageNames: false });
   });
 
   it("an object overrides its preset", () => {
@@ -72,13 +72,13 @@ describe("resolveQuirks", () => {
 describe("describeQuirks", () => {
   it("names the preset and what it turns on", () => {
     expect(describeQuirks(resolveQuirks("openai"))).toBe("openai: OpenAI defaults");
-    expect(describeQuirks(resolveQuirks("zhipu"))).toBe("zhipu: maxTokensField=max_tokens, openaiOnlyFields=[], assistantContentString, ensureUserMessage, toolTypeFunction, flattenContent");
-    expect(describeQuirks(resolveQuirks("deepseek"))).toBe("deepseek: maxTokensField=max_tokens, openaiOnlyFields=[frequency_penalty, presence_penalty], replayReasoning=tool-turns");
+    expect(describeQuirks(resolveQuirks("zhipu"))).toBe("zhipu: maxTokensField=max_tokens, openaiOnlyFields=[], messageNames=false, assistantContentString, ensureUserMessage, toolTypeFunction, flattenContent");
+    expect(describeQuirks(resolveQuirks("deepseek"))).toBe("deepseek: maxTokensField=max_tokens, openaiOnlyFields=[frequency_penalty, presence_penalty], messageNames=false, replayReasoning=tool-turns");
   });
 
   it("shows overrides", () => {
     expect(describeQuirks(resolveQuirks({ preset: "vllm", toolChoice: "send" }))).toBe(
-      "vllm (overrides: toolChoice=send): openaiOnlyFields=[frequency_penalty, presence_penalty], objectArguments, textToolCalls=hermes",
+      "vllm (overrides: toolChoice=send): openaiOnlyFields=[frequency_penalty, presence_penalty], messageNames=false, objectArguments, textToolCalls=hermes",
     );
   });
 });
