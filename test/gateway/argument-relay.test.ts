@@ -55,6 +55,7 @@ describe("ArgumentRelay", () => {
     ["a missing comma, the next key's quote in its own delta", ['{"a": 1', ' "', 'b": 2}']],
     ["a missing comma, the next key split", ['{"a": 1', ' "b', '": 2}']],
     ["an inner quote left unescaped", ['{"q": "say "', 'hi""}']],
+    ["an inner quote after an escaped backslash", ['{"q": "C:\\\\"', ' hi""}']],
     ["a unicode escape cut short", ['{"a": "\\u00', "e"]],
   ])("%s: the client ends up with exactly the non-streamed text", (_name, deltas) => {
     const { total, final } = relay(deltas);

@@ -1,6 +1,8 @@
 /** The quirks a provider entry ends up with: its preset, its overrides, and where it points. */
 import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../../src/core/config/index.ts";
+import { OPENAI_ONLY_FIELDS } from "../../src/adapters/quirks/presets.ts";
+import { openaiPassThroughFields } from "../../src/gateway/openai/request-schema.ts";
 import { providerQuirks } from "../../src/gateway/routing/providers.ts";
 
 const provider = (entry: Record<string, unknown>) => resolveConfig({ mcpServers: {}, providers: { p: { type: "openai", apiKey: "k", ...entry } } }, {}).providers.p!;
@@ -40,16 +42,21 @@ describe("providerQuirks: the OpenAI-only fields of the openai preset", () => {
     expect(fields({ baseURL: "https://openrouter.ai/api/v1", quirks: { openaiOnlyFields: ["*"] } })).toEqual(["*"]);
   });
 
-  it("Groq gets all but logit_bias (its documented 400); Gemini and Mistral the penalties; GLM none", () => {
+  it("Groq gets all but what it refuses (logit_bias, metadata, store); Mistral the penalties; Gemini and GLM none", () => {
     const groq = fields({ baseURL: "https://api.groq.com/openai/v1", quirks: "groq" });
     expect(groq).toContain("service_tier");
-    expect(groq).not.toContain("logit_bias");
-    expect(fields({ baseURL: "https://generativelanguage.googleapis.com/v1beta/openai", quirks: "gemini" })).toEqual(["frequency_penalty", "presence_penalty"]);
+    for (const refused of ["logit_bias", "metadata", "store"]) expect(groq).not.toContain(refused);
+    expect(fields({ baseURL: "https://generativelanguage.googleapis.com/v1beta/openai", quirks: "gemini" })).toEqual([]);
     expect(fields({ baseURL: "https://api.mistral.ai/v1", quirks: "mistral" })).toEqual(["frequency_penalty", "presence_penalty"]);
     expect(fields({ baseURL: "https://open.bigmodel.cn/api/paas/v4", quirks: "zhipu" })).toEqual([]);
   });
 
-  it("a bad value names the switch and what it takes", () => {
-    expect(() => providerQuirks(provider({ quirks: { openaiOnlyFields: "all" } }))).toThrow('expected an array of request field names ("*" for all)');
+  it("a bad value names the switch and what it takes; a misspelled field gets a did-you-mean", () => {
+    expect(() => providerQuirks(provider({ quirks: { openaiOnlyFields: "all" } }))).toThrow('expected an array of request field names ("*" for all, or of frequency_penalty,');
+    expect(() => providerQuirks(provider({ quirks: { openaiOnlyFields: ["frequency_penalties"] } }))).toThrow('unknown field "frequency_penalties" (did you mean "frequency_penalty"?)');
+  });
+
+  it("the switch knows exactly the fields the ingress passes on", () => {
+    expect(Object.keys(openaiPassThroughFields).sort()).toEqual([...OPENAI_ONLY_FIELDS].sort());
   });
 });

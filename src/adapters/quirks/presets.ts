@@ -37,16 +37,34 @@ const openai: Readonly<QuirkSwitches> = {
  */
 const maxTokensOnly = { maxTokensField: "max_tokens", messageNames: false } as const;
 
+/** The OpenAI-only request fields the gateway passes on (the ingress checks their shape). */
+export const OPENAI_ONLY_FIELDS = [
+  "frequency_penalty",
+  "presence_penalty",
+  "logit_bias",
+  "service_tier",
+  "store",
+  "metadata",
+  "prediction",
+  "verbosity",
+  "prompt_cache_key",
+  "safety_identifier",
+] as const;
+
 /**
- * Providers that refuse fields they do not know (Gemini: "Unknown name …: Cannot find field.";
- * Mistral: 422 extra_forbidden) get only the sampling penalties, which they document, as do
- * DeepSeek and the local servers; GLM and MiniMax document none of OpenAI's extras.
+ * Mistral (which refuses unknown fields: 422 extra_forbidden), DeepSeek and the local servers
+ * document the sampling penalties and get only those. Gemini refuses them too ("Unknown name
+ * \"frequency_penalty\": Cannot find field.", and "Penalty is not enabled for models/…" where it
+ * knows them), as GLM and MiniMax document none of OpenAI's extras: they get none.
  */
 export const PENALTY_FIELDS = ["frequency_penalty", "presence_penalty"] as const;
 const noOpenaiExtras = { openaiOnlyFields: [] as readonly string[] };
 const penaltiesOnly = { openaiOnlyFields: PENALTY_FIELDS as readonly string[] };
-/** Groq: "not supported and will result in a 400 error: … logit_bias …". */
-const GROQ_FIELDS = [...PENALTY_FIELDS, "service_tier", "store", "metadata", "prediction", "verbosity", "prompt_cache_key", "safety_identifier"];
+/**
+ * Groq: "not supported and will result in a 400 error: … logit_bias …"; it has also refused
+ * `metadata` ("`metadata` is not supported with this model") and `store`.
+ */
+const GROQ_FIELDS = [...PENALTY_FIELDS, "service_tier", "prediction", "verbosity", "prompt_cache_key", "safety_identifier"];
 
 /** Local servers: lenient about what they get, loose about what they send back. */
 const local: Readonly<QuirkSwitches> = { ...openai, ...maxTokensOnly, ...penaltiesOnly, objectArguments: true, textToolCalls: "hermes" };
@@ -59,7 +77,7 @@ export const PRESETS = {
   // like the others; only the R1-era reasoner refused it (replayReasoningExceptModels is for that).
   deepseek: { ...openai, ...maxTokensOnly, ...penaltiesOnly, replayReasoning: "tool-turns", reasoningField: "reasoning_content" },
   mistral: { ...openai, ...maxTokensOnly, ...penaltiesOnly, toolCallIds: "alnum9", bridgeUserAfterTool: true, prefixTrailingAssistant: true },
-  gemini: { ...openai, ...maxTokensOnly, ...penaltiesOnly, functionNames: "gemini", toolSchemas: "gemini", thoughtSignatures: true, ensureUserMessage: true },
+  gemini: { ...openai, ...maxTokensOnly, ...noOpenaiExtras, functionNames: "gemini", toolSchemas: "gemini", thoughtSignatures: true, ensureUserMessage: true },
   ollama: local,
   // vLLM takes either field.
   vllm: { ...local, maxTokensField: "as-sent", toolChoice: "omit-auto" },

@@ -2,6 +2,8 @@
  * What value each switch takes, for validating overrides from the config. Typed as a record over
  * every switch name, so adding a switch without saying how to check it does not compile.
  */
+import { didYouMean } from "../../core/did-you-mean.ts";
+import { OPENAI_ONLY_FIELDS } from "./presets.ts";
 import type { QuirkSwitchName } from "./types.ts";
 
 export type SwitchSpec =
@@ -59,8 +61,17 @@ export function checkSwitchValue(spec: SwitchSpec, value: unknown): string | und
         ? undefined
         : "expected an array of model ids (\"*\" as wildcard)";
     case "fields":
-      return Array.isArray(value) && value.every((item) => typeof item === "string")
-        ? undefined
-        : "expected an array of request field names (\"*\" for all)";
+      return fieldsProblem(value);
   }
+}
+
+/** A list of OpenAI-only field names, or "*": a misspelled name would drop its field silently. */
+function fieldsProblem(value: unknown): string | undefined {
+  const expected = `expected an array of request field names ("*" for all, or of ${OPENAI_ONLY_FIELDS.join(", ")})`;
+  if (!Array.isArray(value) || !value.every((item) => typeof item === "string")) return expected;
+  const known: readonly string[] = ["*", ...OPENAI_ONLY_FIELDS];
+  const unknown = value.find((item) => !known.includes(item));
+  if (unknown === undefined) return undefined;
+  const close = didYouMean(unknown, known);
+  return `unknown field "${unknown}"${close === undefined ? "" : ` (did you mean "${close}"?)`}; ${expected}`;
 }

@@ -31,7 +31,8 @@ function unsettledStart(text: string): number {
   // A quote is judged only by what follows: the parser takes a string where a comma belongs
   // until the string closes (`1 "b"`), and a closing quote may turn out to be an inner one
   // (`"say "hi""`). It waits, with the whitespace before it.
-  if (text[end - 1] === '"' && text[end - 2] !== "\\") {
+  // (An escaped quote waits too: one character, and no counting of backslashes.)
+  if (text[end - 1] === '"') {
     end--;
     while (end > 0 && isSpace(text[end - 1])) end--;
   }

@@ -58,8 +58,8 @@ const schemas: Rule = (body) => {
   return undefined;
 };
 
-/** OpenAI-only request fields Gemini's OpenAI endpoint does not know (openai/openai-agents-python#455). */
-const UNKNOWN_TOP_LEVEL = ["store", "metadata", "service_tier", "logit_bias", "prediction", "verbosity", "prompt_cache_key", "safety_identifier"];
+/** OpenAI-only request fields Gemini's OpenAI endpoint does not know (openai/openai-agents-python#455; n4ze3m/page-assist#418). */
+const UNKNOWN_TOP_LEVEL = ["frequency_penalty", "presence_penalty", "store", "metadata", "service_tier", "logit_bias", "prediction", "verbosity", "prompt_cache_key", "safety_identifier"];
 
 const unknownFields: Rule = (body) => {
   const key = UNKNOWN_TOP_LEVEL.find((name) => name in body);
