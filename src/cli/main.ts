@@ -15,7 +15,14 @@ const commands: Record<string, (args: ReturnType<typeof parseCli>) => Promise<nu
 };
 
 async function main(argv: string[]): Promise<number> {
-  const args = parseCli(argv);
+  let args: ReturnType<typeof parseCli>;
+  try {
+    args = parseCli(argv);
+  } catch (error) {
+    // A usage error (an unknown option, a bad --port) exits 2, like an unknown command.
+    process.stderr.write(`mcp-gateway: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}\n`);
+    return 2;
+  }
   const run = commands[args.command];
   if (args.help || !run) {
     const known = run !== undefined || args.command === "help";

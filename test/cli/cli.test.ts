@@ -82,6 +82,18 @@ describe("mcp-gateway tools", () => {
   });
 });
 
+describe("mcp-gateway with bad options", () => {
+  it.each([
+    [["serve", "--port", "1e3"], '--port: expected a port number 0-65535, got "1e3"'],
+    [["serve", "--colour"], "--colour"],
+  ])("%j: names the problem, prints the usage and exits 2", async (args, message) => {
+    const { code, stderr } = await run(args);
+    expect(code).toBe(2);
+    expect(stderr).toContain(message);
+    expect(stderr).toContain("Usage: mcp-gateway <command>");
+  });
+});
+
 describe("mcp-gateway with an unknown command", () => {
   it("names it, prints the usage on stderr and exits 2", async () => {
     const { code, stdout, stderr } = await run(["bogus"]);
