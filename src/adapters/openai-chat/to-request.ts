@@ -62,8 +62,8 @@ function toolFields(request: ChatRequest): Partial<ChatCompletionCreateParamsNon
   };
 }
 
-/** OpenAI's reasoning models (`o3`, `gpt-5`, `openai/o4-mini` through a router) refuse `max_tokens` wherever they are served. */
-const REFUSES_MAX_TOKENS = /(^|\/)(o\d|gpt-5)/;
+/** OpenAI's reasoning models (`o3`, `gpt-5`, `codex-mini`, `openai/o4-mini` through a router) refuse `max_tokens` wherever they are served. */
+const REFUSES_MAX_TOKENS = /(^|\/)(o\d|gpt-5|codex-mini)/;
 
 function maxTokensField(request: ChatRequest, option: RequestOptions["maxTokensField"] = "as-sent"): string | undefined {
   if (request.extra && "max_completion_tokens" in request.extra) return undefined;

@@ -204,7 +204,7 @@ describe("openai-chat request body", () => {
 
   it("an OpenAI reasoning model keeps the client's max_completion_tokens even where max_tokens is forced (it refuses max_tokens anywhere)", () => {
     const chosen = { openaiFields: { max_completion_tokens: 100 }, maxTokens: 100 };
-    for (const model of ["o3", "o4-mini", "gpt-5-mini", "openai/o4-mini"]) {
+    for (const model of ["o3", "o4-mini", "gpt-5-mini", "codex-mini-latest", "openai/o4-mini"]) {
       expect(toChatCompletionParams({ ...simpleRequest(model), ...chosen }, { maxTokensField: "max_tokens" }), model).toMatchObject({ max_completion_tokens: 100 });
     }
     expect(toChatCompletionParams({ ...simpleRequest("deepseek-chat"), ...chosen }, { maxTokensField: "max_tokens" })).toMatchObject({ max_tokens: 100 });
