@@ -31,6 +31,8 @@ export type ImageSource =
 export interface ImageBlock {
   type: "image";
   source: ImageSource;
+  /** OpenAI's image `detail` (resolution, and so cost), for providers that take it. */
+  detail?: "auto" | "low" | "high";
 }
 
 export interface AudioBlock {

@@ -131,7 +131,7 @@ describe("mcp-gateway check", () => {
       // The tools count is what is offered, after the allow/deny filter.
       expect(stdout).toMatch(/narrow\s+stdio\s+ready\s+1 of \d+\s/);
       expect(stdout).toMatch(/everything\s+stdio\s+ready\s+\d+\s/);
-      expect(stdout).toMatch(/local\s+openai\s+ollama: maxTokensField=max_tokens, openaiOnlyFields=\[frequency_penalty, presence_penalty\], messageNames=false, objectArguments, textToolCalls=hermes\s+ok/);
+      expect(stdout).toMatch(/local\s+openai\s+ollama: maxTokensField=max_tokens, openaiOnlyFields=\[frequency_penalty, presence_penalty\], messageNames=false, imageDetail=false, objectArguments, textToolCalls=hermes\s+ok/);
       expect(models.requests[0]!.path).toBe("/v1/models");
     } finally {
       await models.close();

@@ -40,7 +40,7 @@ async function viaStrictFake(preset: string): Promise<OpenAI> {
   // The OpenAI fake stands for api.openai.com, where the openai preset keeps the client's
   // token-limit field and every OpenAI-only field; behind any other URL it sends max_tokens and
   // the penalties only, unless told (providers.ts).
-  const quirks = preset === "openai" ? { preset, maxTokensField: "as-sent", openaiOnlyFields: ["*"], messageNames: true } : preset;
+  const quirks = preset === "openai" ? { preset, maxTokensField: "as-sent", openaiOnlyFields: ["*"], messageNames: true, imageDetail: true } : preset;
   gw = await startGateway({ mcpServers: {}, providers: { p: { type: "openai", baseURL: fake.url, apiKey: "k", quirks } }, gateway: { retries: { attempts: 1 } } });
   return client(gw);
 }
@@ -119,6 +119,21 @@ describe("OpenAI-only request fields", () => {
     expect(answer.choices[0]!.message).toBeDefined();
     expect(fake!.rejections).toEqual([]);
     expect(fake!.requests[0]!.body.messages.some((m: { name?: string }) => m.name !== undefined)).toBe(false);
+  });
+
+  it("an image's detail reaches OpenAI and Mistral, not GLM (imageDetail)", async () => {
+    const withImage: OpenAI.ChatCompletionMessageParam[] = [
+      { role: "user", content: [{ type: "text", text: "What is this?" }, { type: "image_url", image_url: { url: "https://example.com/cat.png", detail: "low" } }] },
+    ];
+    const imagePart = () => fake!.requests[0]!.body.messages.at(-1).content.find((part: { type: string }) => part.type === "image_url");
+    for (const [preset, kept] of [["openai", true], ["mistral", true], ["zhipu", false]] as const) {
+      const openai = await viaStrictFake(preset);
+      await openai.chat.completions.create({ model: "p/m", messages: withImage });
+      expect(imagePart(), preset).toEqual({ type: "image_url", image_url: { url: "https://example.com/cat.png", ...(kept ? { detail: "low" } : {}) } });
+      await gw!.close();
+      await fake!.close();
+      gw = fake = undefined;
+    }
   });
 
   it("are checked for shape: a bad value is a 400 naming the field", async () => {

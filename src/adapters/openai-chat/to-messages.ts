@@ -21,7 +21,7 @@ function audioFormat(mediaType: string): "wav" | "mp3" | undefined {
 }
 
 function userPart(block: UserContent): ChatCompletionContentPart {
-  if (block.type === "image") return { type: "image_url", image_url: { url: imageUrl(block.source) } };
+  if (block.type === "image") return { type: "image_url", image_url: { url: imageUrl(block.source), ...(block.detail ? { detail: block.detail } : {}) } };
   const format = block.type === "audio" ? audioFormat(block.mediaType) : undefined;
   if (block.type === "audio" && format) return { type: "input_audio", input_audio: { data: block.data, format } };
   return { type: "text", text: renderPart(block) };

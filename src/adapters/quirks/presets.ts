@@ -11,6 +11,7 @@ const openai: Readonly<QuirkSwitches> = {
   maxTokensField: "as-sent",
   openaiOnlyFields: ["*"],
   messageNames: true,
+  imageDetail: true,
   assistantContentString: false,
   ensureUserMessage: false,
   toolTypeFunction: false,
@@ -35,7 +36,7 @@ const openai: Readonly<QuirkSwitches> = {
  * Providers whose API documents only `max_tokens`: a client's `max_completion_tokens` limit is
  * sent under that name, so it is not lost to a field they ignore or refuse.
  */
-const maxTokensOnly = { maxTokensField: "max_tokens", messageNames: false } as const;
+const maxTokensOnly = { maxTokensField: "max_tokens", messageNames: false, imageDetail: false } as const;
 
 /** The OpenAI-only request fields the gateway passes on (the ingress checks their shape). */
 export const OPENAI_ONLY_FIELDS = [
@@ -76,14 +77,14 @@ export const PRESETS = {
   // `deepseek-reasoner` is the thinking mode today (V3.1 and later) and wants its reasoning back
   // like the others; only the R1-era reasoner refused it (replayReasoningExceptModels is for that).
   deepseek: { ...openai, ...maxTokensOnly, ...penaltiesOnly, replayReasoning: "tool-turns", reasoningField: "reasoning_content" },
-  mistral: { ...openai, ...maxTokensOnly, ...penaltiesOnly, toolCallIds: "alnum9", bridgeUserAfterTool: true, prefixTrailingAssistant: true },
+  mistral: { ...openai, ...maxTokensOnly, ...penaltiesOnly, imageDetail: true, toolCallIds: "alnum9", bridgeUserAfterTool: true, prefixTrailingAssistant: true },
   gemini: { ...openai, ...maxTokensOnly, ...noOpenaiExtras, functionNames: "gemini", toolSchemas: "gemini", thoughtSignatures: true, ensureUserMessage: true },
   ollama: local,
   // vLLM takes either field.
-  vllm: { ...local, maxTokensField: "as-sent", toolChoice: "omit-auto" },
+  vllm: { ...local, maxTokensField: "as-sent", imageDetail: true, toolChoice: "omit-auto" },
   llamacpp: local,
   lmstudio: local,
-  groq: { ...openai, openaiOnlyFields: GROQ_FIELDS, messageNames: false, retryToolUseFailed: true },
+  groq: { ...openai, openaiOnlyFields: GROQ_FIELDS, messageNames: false, imageDetail: false, retryToolUseFailed: true },
   // xAI needs only what every provider gets (tool_choice stripped without tools; whole tool
   // calls in one chunk are read by the base adapter), but message names, which it does not document.
   xai: { ...openai, messageNames: false },

@@ -21,6 +21,7 @@ export const SWITCH_SPECS: Record<QuirkSwitchName, SwitchSpec> = {
   maxTokensField: oneOf("as-sent", "max_tokens", "max_completion_tokens"),
   openaiOnlyFields: { kind: "fields" },
   messageNames: flag,
+  imageDetail: flag,
   assistantContentString: flag,
   ensureUserMessage: flag,
   toolTypeFunction: flag,

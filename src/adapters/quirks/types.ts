@@ -39,6 +39,11 @@ export interface QuirkSwitches {
    * but tool results: Mistral refuses it (422 extra_forbidden), Groq documents a 400.
    */
   messageNames: boolean;
+  /**
+   * Send OpenAI's image `detail` (`low` saves cost). Off, it is taken off image parts: OpenAI,
+   * Mistral, vLLM and xAI document it; the others do not.
+   */
+  imageDetail: boolean;
 
   // ---- Message shape ----
 

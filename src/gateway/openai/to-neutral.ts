@@ -34,7 +34,7 @@ function userContent(message: Input<"user">): UserContent[] {
       case "text":
         return { type: "text", text: part.text };
       case "image_url":
-        return imageFromUrl(part.image_url.url);
+        return { ...imageFromUrl(part.image_url.url), ...(part.image_url.detail ? { detail: part.image_url.detail } : {}) };
       case "input_audio":
         return { type: "audio", mediaType: `audio/${part.input_audio.format}`, data: part.input_audio.data };
     }

@@ -66,7 +66,8 @@ function isOpenAI(baseURL: string | undefined): boolean {
  * chose (its reasoning models refuse `max_tokens`) and every OpenAI-only field. Any other
  * server behind that preset (an in-house or unlisted compatible one) may know only
  * `max_tokens` and drop the limit silently, or refuse fields it does not know: it gets
- * `max_tokens`, the penalties only and no message names, unless the config sets those switches. (A model
+ * `max_tokens`, the penalties only, and no message names or image detail, unless the config
+ * sets those switches. (A model
  * named like OpenAI's reasoning models keeps the client's field anywhere: to-request.ts.)
  */
 function forServer(resolved: ResolvedQuirks, baseURL: string | undefined): ResolvedQuirks {
@@ -75,6 +76,7 @@ function forServer(resolved: ResolvedQuirks, baseURL: string | undefined): Resol
   if (!resolved.overrides.includes("maxTokensField")) switches.maxTokensField = "max_tokens";
   if (!resolved.overrides.includes("openaiOnlyFields")) switches.openaiOnlyFields = [...PENALTY_FIELDS];
   if (!resolved.overrides.includes("messageNames")) switches.messageNames = false;
+  if (!resolved.overrides.includes("imageDetail")) switches.imageDetail = false;
   return { ...resolved, switches };
 }
 

@@ -72,8 +72,8 @@ describe("resolveQuirks", () => {
 describe("describeQuirks", () => {
   it("names the preset and what it turns on", () => {
     expect(describeQuirks(resolveQuirks("openai"))).toBe("openai: OpenAI defaults");
-    expect(describeQuirks(resolveQuirks("zhipu"))).toBe("zhipu: maxTokensField=max_tokens, openaiOnlyFields=[], messageNames=false, assistantContentString, ensureUserMessage, toolTypeFunction, flattenContent");
-    expect(describeQuirks(resolveQuirks("deepseek"))).toBe("deepseek: maxTokensField=max_tokens, openaiOnlyFields=[frequency_penalty, presence_penalty], messageNames=false, replayReasoning=tool-turns");
+    expect(describeQuirks(resolveQuirks("zhipu"))).toBe("zhipu: maxTokensField=max_tokens, openaiOnlyFields=[], messageNames=false, imageDetail=false, assistantContentString, ensureUserMessage, toolTypeFunction, flattenContent");
+    expect(describeQuirks(resolveQuirks("deepseek"))).toBe("deepseek: maxTokensField=max_tokens, openaiOnlyFields=[frequency_penalty, presence_penalty], messageNames=false, imageDetail=false, replayReasoning=tool-turns");
   });
 
   it("shows overrides", () => {

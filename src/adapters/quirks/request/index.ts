@@ -11,6 +11,7 @@ import { bridgeUserAfterTool, prefixTrailingAssistant } from "./bridge.ts";
 import { assistantContentString, flattenContent } from "./content-shape.ts";
 import type { RequestContext, RequestStep } from "./context.ts";
 import { functionNamesOf, renameFunctions } from "./function-names.ts";
+import { dropImageDetail } from "./image-detail.ts";
 import { dropMessageNames } from "./message-names.ts";
 import { modelMatcher } from "./model-patterns.ts";
 import { replayReasoningDetails, replayThinkContent } from "./raw-replay.ts";
@@ -51,6 +52,7 @@ function stepsFor(quirks: QuirkSwitches): RequestStep[] {
     [quirks.toolChoice === "omit-auto", omitAutoToolChoice],
     [quirks.stripToolFieldsWithoutTools, stripToolFieldsWithoutTools],
     [!quirks.messageNames, dropMessageNames],
+    [!quirks.imageDetail, dropImageDetail],
   ];
   return steps.filter(([on]) => on).map(([, step]) => step);
 }
