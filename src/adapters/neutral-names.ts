@@ -1,7 +1,8 @@
 /**
- * Function names renamed in a neutral request and restored in its result and stream events, for
- * adapters that rename on the neutral model rather than on their wire body (Anthropic). The
- * OpenAI-chat adapter does the same on its wire body (quirks/request/function-names.ts).
+ * Function names a provider refuses, renamed in the neutral request and restored in its result
+ * and stream events: every adapter's one way of doing it (Anthropic always, the OpenAI-chat
+ * adapter per its `functionNames` quirk), before any wire conversion, so whatever reads the
+ * wire (quirk steps, printed tool calls) sees one consistent set of names.
  */
 import type { ChatRequest, ChatResult, Message, StreamEvent, ToolCallBlock } from "../core/index.ts";
 import { FunctionNameMap, type FunctionNameRules } from "./quirks/function-names.ts";
@@ -65,10 +66,13 @@ export interface RenamedRequest {
   event(event: StreamEvent): StreamEvent;
 }
 
-/** Renames the names `rules` refuses; when none is, the request and its answers pass untouched. */
-export function renameFunctions(request: ChatRequest, rules: FunctionNameRules): RenamedRequest {
+const UNCHANGED = { result: (result: ChatResult) => result, event: (event: StreamEvent) => event };
+
+/** Renames the names `rules` refuses (none without rules); when none is, the request and its answers pass untouched. */
+export function renameFunctions(request: ChatRequest, rules: FunctionNameRules | undefined): RenamedRequest {
+  if (rules === undefined) return { request, ...UNCHANGED };
   const names = new FunctionNameMap(namesOf(request), rules);
-  if (names.renamed === 0) return { request, result: (result) => result, event: (event) => event };
+  if (names.renamed === 0) return { request, ...UNCHANGED };
   return {
     request: renameRequest(request, names),
     result: (result) => restoreResult(result, names),

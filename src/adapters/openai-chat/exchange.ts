@@ -10,6 +10,8 @@ import type {
   ChatCompletionCreateParamsStreaming,
 } from "openai/resources/chat/completions";
 import type { ChatRequest, ChatResult, GatewayError, StreamEvent } from "../../core/index.ts";
+import { renameFunctions, type RenamedRequest } from "../neutral-names.ts";
+import { GEMINI_FUNCTION_NAMES, OPENAI_FUNCTION_NAMES, type FunctionNameRules } from "../quirks/function-names.ts";
 import type { RequestQuirks, WireRequest } from "../quirks/request/index.ts";
 import { ResponseQuirks } from "../quirks/response/index.ts";
 import type { QuirkSwitches } from "../quirks/types.ts";
@@ -27,19 +29,29 @@ export interface ExchangeOptions {
   requestOptions: RequestOptions;
 }
 
+const NAME_RULES: Record<QuirkSwitches["functionNames"], FunctionNameRules | undefined> = {
+  "as-is": undefined,
+  openai: OPENAI_FUNCTION_NAMES,
+  gemini: GEMINI_FUNCTION_NAMES,
+};
+
 export class Exchange {
   readonly body: ChatCompletionCreateParamsNonStreaming;
   private readonly response: ResponseQuirks;
   private readonly context: ResponseContext;
+  /** Function names the provider refuses, renamed for it; its answer's names are mapped back. */
+  private readonly names: RenamedRequest;
 
   constructor(request: ChatRequest, options: ExchangeOptions) {
     const { provider, quirks } = options;
+    this.names = renameFunctions(request, NAME_RULES[quirks.functionNames]);
+    const renamed = this.names.request;
     // The SDK's param types have no room for other providers' fields; the steps use a looser
     // shape of the same JSON, and the SDK sends whatever the object holds.
-    const base = toChatCompletionParams(request, options.requestOptions) as unknown as WireRequest;
-    const prepared = options.requestQuirks.apply(base, request);
+    const base = toChatCompletionParams(renamed, options.requestOptions) as unknown as WireRequest;
+    const prepared = options.requestQuirks.apply(base, renamed);
     this.body = prepared.body as unknown as ChatCompletionCreateParamsNonStreaming;
-    this.response = new ResponseQuirks({ provider, quirks, names: prepared.names, tools: prepared.body.tools ?? [] });
+    this.response = new ResponseQuirks({ provider, quirks, tools: prepared.body.tools ?? [] });
     this.context = { provider, model: request.model };
   }
 
@@ -48,16 +60,16 @@ export class Exchange {
   }
 
   fromCompletion(body: unknown): ChatResult {
-    return this.response.result(fromChatCompletion(this.response.completion(body), this.context));
+    return this.names.result(this.response.result(fromChatCompletion(this.response.completion(body), this.context)));
   }
 
   /** One generator over the chunks (quirks, translation, quirks): every layer costs each event. */
   async *fromStream(chunks: AsyncIterable<WireChunk>): AsyncGenerator<StreamEvent> {
     const translator = new ChunkTranslator(this.context);
     for await (const chunk of chunks) {
-      for (const event of translator.push(this.response.chunk(chunk))) yield this.response.event(event);
+      for (const event of translator.push(this.response.chunk(chunk))) yield this.names.event(this.response.event(event));
     }
-    for (const event of translator.end()) yield this.response.event(event);
+    for (const event of translator.end()) yield this.names.event(this.response.event(event));
   }
 
   error(error: GatewayError): GatewayError {

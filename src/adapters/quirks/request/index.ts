@@ -5,12 +5,10 @@
  * tool-field cleanup last (it looks at the final tools).
  */
 import type { ChatRequest } from "../../../core/index.ts";
-import { FunctionNameMap, GEMINI_FUNCTION_NAMES, OPENAI_FUNCTION_NAMES } from "../function-names.ts";
 import type { QuirkSwitches } from "../types.ts";
 import { bridgeUserAfterTool, prefixTrailingAssistant } from "./bridge.ts";
 import { assistantContentString, flattenContent } from "./content-shape.ts";
 import type { RequestContext, RequestStep } from "./context.ts";
-import { functionNamesOf, renameFunctions } from "./function-names.ts";
 import { dropImageDetail } from "./image-detail.ts";
 import { dropMessageNames } from "./message-names.ts";
 import { modelMatcher } from "./model-patterns.ts";
@@ -28,8 +26,6 @@ export type { WireRequest } from "./wire.ts";
 
 export interface QuirkedRequest {
   body: WireRequest;
-  /** Set when function names were renamed: the response maps them back with it. */
-  names?: FunctionNameMap;
 }
 
 /** The steps the switches ask for, in order. */
@@ -76,11 +72,7 @@ export class RequestQuirks {
 
   apply(body: WireRequest, request: ChatRequest): QuirkedRequest {
     const context: RequestContext = { request, provider: this.provider, quirks: this.quirks };
-    const stepped = this.steps.reduce((current, step) => step(current, context), body);
-    if (this.quirks.functionNames === "as-is") return { body: stepped };
-    const rules = this.quirks.functionNames === "gemini" ? GEMINI_FUNCTION_NAMES : OPENAI_FUNCTION_NAMES;
-    const names = new FunctionNameMap(functionNamesOf(stepped), rules);
-    return { body: renameFunctions(stepped, names), names };
+    return { body: this.steps.reduce((current, step) => step(current, context), body) };
   }
 }
 

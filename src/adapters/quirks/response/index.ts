@@ -1,18 +1,17 @@
 /**
  * The quirk steps of one response, in the order they must run: reasoning out of its odd places
- * first, then tool calls out of the text, then the calls' arguments, names and signatures.
+ * first, then tool calls out of the text, then the calls' arguments and signatures. (Renamed
+ * function names are mapped back on the neutral result: neutral-names.ts.)
  * The same steps serve a non-streamed message (one final delta) and a stream (every delta).
  */
 import type { ChatResult, GatewayError, StreamEvent } from "../../../core/index.ts";
 import { isJsonObject } from "../../json-object.ts";
 import type { WireChunk, WireMessageFields } from "../../openai-chat/wire-types.ts";
 import { firstChoice } from "../../openai-chat/wire-types.ts";
-import type { FunctionNameMap } from "../function-names.ts";
 import type { WireRequestTool } from "../request/wire.ts";
 import type { StringArgument } from "./hermes-tool-calls.ts";
 import type { QuirkSwitches } from "../types.ts";
 import { ProviderNotes } from "./provider-notes.ts";
-import { FunctionNamesStep } from "./steps/function-names-step.ts";
 import { ObjectArgumentsStep } from "./steps/object-arguments-step.ts";
 import { ReasoningDetailsStep } from "./steps/reasoning-details-step.ts";
 import { TextToolCallsStep } from "./steps/text-tool-calls-step.ts";
@@ -24,8 +23,6 @@ import type { DeltaStep, LooseDelta } from "./wire.ts";
 export interface ResponseQuirksOptions {
   provider: string;
   quirks: QuirkSwitches;
-  /** Names renamed in the request, to map back. */
-  names?: FunctionNameMap | undefined;
   /** The tools the request offered, as sent (printed calls count only when there are some). */
   tools: readonly WireRequestTool[];
 }
@@ -40,7 +37,7 @@ function stringArguments(tools: readonly WireRequestTool[]): StringArgument {
 }
 
 function buildSteps(options: ResponseQuirksOptions, notes: ProviderNotes): DeltaStep[] {
-  const { quirks, names } = options;
+  const { quirks } = options;
   const steps: DeltaStep[] = [];
   if (quirks.reasoningDetails) steps.push(new ReasoningDetailsStep(notes));
   if (quirks.thinkTags) steps.push(new ThinkTagsStep(notes));
@@ -49,7 +46,6 @@ function buildSteps(options: ResponseQuirksOptions, notes: ProviderNotes): Delta
     steps.push(new TextToolCallsStep({ stringArgument: stringArguments(options.tools), offered: (name) => names.has(name) }));
   }
   if (quirks.objectArguments) steps.push(new ObjectArgumentsStep());
-  if (names && names.renamed > 0) steps.push(new FunctionNamesStep(names));
   if (quirks.thoughtSignatures) steps.push(new ThoughtSignaturesStep(notes));
   return steps;
 }
