@@ -2,7 +2,7 @@ import { loadConfigFile, resolveConfigPath } from "../../core/config/index.ts";
 import { createLogger } from "../../core/logger.ts";
 import { McpPool } from "../../mcp/pool.ts";
 import { probeProvider } from "../../adapters/probe.ts";
-import { checkProviderQuirks, describeProviderQuirks } from "../../gateway/routing/providers.ts";
+import { describeProviderQuirks, resolveProviderQuirks } from "../../gateway/routing/providers.ts";
 import type { CliArgs } from "../args.ts";
 import { renderTable } from "../table.ts";
 
@@ -10,7 +10,7 @@ import { renderTable } from "../table.ts";
 export async function checkCommand(args: CliArgs): Promise<number> {
   const config = await loadConfigFile(resolveConfigPath(args.config, process.env));
   // Quirks are checked by the adapters' rules, after loading: a bad one is a config error here too.
-  checkProviderQuirks(config.providers, config.path ?? "(inline)");
+  const quirksByProvider = resolveProviderQuirks(config.providers, config.path ?? "(inline)");
   process.stdout.write(`config ${config.path}: valid\n\n`);
   const pool = new McpPool(config.servers, { logger: createLogger({ level: "silent" }) });
   let failures = 0;
@@ -37,7 +37,7 @@ export async function checkCommand(args: CliArgs): Promise<number> {
   }
   const providerRows = await Promise.all(
     Object.values(config.providers).map(async (provider) => {
-      const quirks = describeProviderQuirks(provider);
+      const quirks = describeProviderQuirks(quirksByProvider.get(provider.name));
       if (provider.missingVariables.length > 0) {
         failures++;
         return [provider.name, provider.type, quirks, "unavailable", "", `set ${provider.missingVariables.join(", ")}`];

@@ -80,25 +80,27 @@ function forServer(resolved: ResolvedQuirks, baseURL: string | undefined): Resol
   return { ...resolved, switches };
 }
 
-/** Every provider's quirks checked at once: one ConfigError naming all the bad ones. */
-export function checkProviderQuirks(configs: Record<string, ResolvedProviderConfig>, source = "(config)"): void {
-  const problems = Object.values(configs).flatMap((config) => {
+/** Every provider's quirks, resolved at once: one ConfigError naming all the bad ones. */
+export function resolveProviderQuirks(configs: Record<string, ResolvedProviderConfig>, source = "(config)"): Map<string, ResolvedQuirks | undefined> {
+  const resolved = new Map<string, ResolvedQuirks | undefined>();
+  const problems: ConfigError["problems"] = [];
+  for (const [name, config] of Object.entries(configs)) {
     try {
-      providerQuirks(config, source);
-      return [];
+      resolved.set(name, providerQuirks(config, source));
     } catch (error) {
-      if (error instanceof ConfigError) return error.problems;
-      throw error;
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(...error.problems);
     }
-  });
+  }
   if (problems.length > 0) throw new ConfigError(source, problems);
+  return resolved;
 }
 
 export function buildProviders(configs: Record<string, ResolvedProviderConfig>, factory: AdapterFactory = defaultFactory, source = "(config)"): Map<string, ProviderEntry> {
-  checkProviderQuirks(configs, source);
+  const allQuirks = resolveProviderQuirks(configs, source);
   const entries = new Map<string, ProviderEntry>();
   for (const [name, config] of Object.entries(configs)) {
-    const quirks = providerQuirks(config, source);
+    const quirks = allQuirks.get(name);
     const schemaTarget: SchemaTarget = quirks ? schemaTargetOf(quirks.switches) : "anthropic";
     const base = { name, type: config.type, config, schemaTarget, ...(quirks ? { quirks } : {}) };
     if (config.missingVariables.length > 0) {
@@ -119,8 +121,7 @@ export function buildProviders(configs: Record<string, ResolvedProviderConfig>, 
   return entries;
 }
 
-/** The quirk preset in force for a provider, for `mcp-gateway check`. */
-export function describeProviderQuirks(config: ResolvedProviderConfig): string {
-  const quirks = providerQuirks(config);
+/** The quirk preset in force for a provider, for `mcp-gateway check` ("anthropic" for Anthropic ones). */
+export function describeProviderQuirks(quirks: ResolvedQuirks | undefined): string {
   return quirks ? describeQuirks(quirks) : "anthropic";
 }
