@@ -39,7 +39,7 @@ export async function* runAgentLoop(options: LoopOptions): AsyncGenerator<LoopEv
     usage: emptyUsage(),
     tools: [],
     visible: [],
-    text: { textSent: false, clientCallCount: 0 },
+    text: { clientCallCount: 0 },
   };
   try {
     for (let turn = 1; ; turn++) {

@@ -6,13 +6,14 @@ import type { ChatRequest, ChatResult } from "../core/index.ts";
 import type { LoopEvent, LoopOptions } from "./types.ts";
 
 export interface TurnTextState {
-  /** Whether any text was already given to the client in an earlier turn. */
-  textSent: boolean;
   /** Client tool calls surfaced so far in this response (their output indexes). */
   clientCallCount: number;
 }
 
-/** Separates the texts of successive turns, identically in streamed and non-streamed answers. */
+/**
+ * Separates the texts of successive turns where a client protocol joins them into one text
+ * (Chat Completions); protocols with content blocks keep one block per turn instead.
+ */
 export const TURN_TEXT_SEPARATOR = "\n\n";
 
 export async function* callModel(
@@ -23,18 +24,21 @@ export async function* callModel(
 ): AsyncGenerator<LoopEvent, ChatResult> {
   if (!options.stream) return await options.model.complete(request, options.signal);
   const clientIndexByUpstream = new Map<number, number>();
-  let firstTextOfTurn = true;
   for await (const event of options.model.stream(request, options.signal)) {
     switch (event.type) {
-      case "text_delta":
-        if (event.delta === "") break;
-        if (firstTextOfTurn && state.textSent) yield { type: "text_delta", delta: TURN_TEXT_SEPARATOR };
-        firstTextOfTurn = false;
-        state.textSent = true;
-        yield { type: "text_delta", delta: event.delta };
+      case "text_start":
+      case "reasoning_start":
+        yield event;
         break;
+      case "text_delta":
       case "reasoning_delta":
-        if (event.delta !== "") yield { type: "reasoning_delta", delta: event.delta };
+        if (event.delta !== "") yield event;
+        break;
+      case "text_end":
+        yield { type: "text_end" };
+        break;
+      case "reasoning_end":
+        yield event;
         break;
       case "tool_call_start":
         if (clientToolNames.has(event.name)) {

@@ -5,6 +5,7 @@ import type {
   ChatResult,
   GatewayError,
   Message,
+  ReasoningBlock,
   SchemaTarget,
   ToolCallBlock,
   ToolDefinition,
@@ -50,8 +51,16 @@ export interface LoopOutcome {
 
 export type LoopEvent =
   | { type: "turn_start"; turn: number }
+  /**
+   * Text and reasoning of the current turn, as blocks: start, deltas, end. The end of a reasoning
+   * block carries it whole, with the provider data (signature) that must travel back with it.
+   */
+  | { type: "text_start" }
   | { type: "text_delta"; delta: string }
+  | { type: "text_end" }
+  | { type: "reasoning_start" }
   | { type: "reasoning_delta"; delta: string }
+  | { type: "reasoning_end"; block: ReasoningBlock }
   /** A streamed client tool call opening (MCP calls are never surfaced as tool calls). */
   | { type: "client_tool_call_start"; index: number; id: string; name: string }
   | { type: "client_tool_call_delta"; index: number; delta: string }

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../../src/core/config/index.ts";
 import { OPENAI_ONLY_FIELDS } from "../../src/adapters/quirks/presets.ts";
-import { openaiPassThroughFields } from "../../src/gateway/openai/request-schema.ts";
+import { openaiPassThroughFields } from "../../src/gateway/doors/chat-completions/request-schema.ts";
 import { providerQuirks } from "../../src/gateway/routing/providers.ts";
 
 const provider = (entry: Record<string, unknown>) => resolveConfig({ mcpServers: {}, providers: { p: { type: "openai", apiKey: "k", ...entry } } }, {}).providers.p!;

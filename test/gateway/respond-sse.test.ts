@@ -10,9 +10,11 @@ import type { ModelAdapter } from "../../src/adapters/types.ts";
 import { resolveConfig } from "../../src/core/config/index.ts";
 import { GatewayError, type ChatRequest, type ChatResult, type StreamEvent } from "../../src/core/index.ts";
 import { silentLogger } from "../../src/core/logger.ts";
-import type { ChatDeps } from "../../src/gateway/chat/context.ts";
-import { prepareChat } from "../../src/gateway/chat/prepare.ts";
-import { streamChat, type StreamHandle } from "../../src/gateway/chat/respond-sse.ts";
+import { chatCompletionsDoor, parseChatCompletion } from "../../src/gateway/doors/chat-completions/door.ts";
+import type { ChatDeps } from "../../src/gateway/shared/deps.ts";
+import { rememberHiddenSteps, startLoop } from "../../src/gateway/shared/drive.ts";
+import { prepareRequest } from "../../src/gateway/shared/prepare.ts";
+import { pumpSse, type StreamHandle } from "../../src/gateway/shared/sse-pump.ts";
 import type { ProviderEntry } from "../../src/gateway/routing/providers.ts";
 import { HiddenStepsKeeper, type HiddenSteps } from "../../src/gateway/state/hidden-steps.ts";
 import { MemoryStore } from "../../src/gateway/state/store.ts";
@@ -111,10 +113,19 @@ async function start(script: Script, extra: Partial<ChatDeps> = {}, body: Record
     heartbeatMs: HEARTBEAT_MS,
     ...extra,
   };
-  const prepared = await prepareChat({ model: "fake/m", messages: [{ role: "user", content: "Hi" }], stream: true, ...body }, undefined, "tenant", deps);
+  const parsed = parseChatCompletion({ model: "fake/m", messages: [{ role: "user", content: "Hi" }], stream: true, ...body }, deps.config);
+  const prepared = await prepareRequest(parsed, undefined, "tenant", deps);
   const intervals = trackIntervals();
   const controller = new AbortController();
-  const handle = await streamChat(prepared, deps, controller, { "x-request-id": "req_test" });
+  const handle = await pumpSse({
+    loop: startLoop(prepared, deps, true, controller.signal),
+    writer: chatCompletionsDoor(deps.config).writer(prepared),
+    controller,
+    headers: { "x-request-id": "req_test" },
+    heartbeatMs: deps.heartbeatMs ?? 10_000,
+    beforeFinish: (outcome) => rememberHiddenSteps(outcome, deps, prepared.tenant),
+    ...(deps.scrub ? { scrub: deps.scrub } : {}),
+  });
   return { handle, controller, adapter, intervals };
 }
 

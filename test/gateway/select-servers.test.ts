@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { selectServers } from "../../src/gateway/chat/prepare.ts";
+import { selectServers } from "../../src/gateway/shared/prepare.ts";
 import type { ResolvedModel } from "../../src/gateway/routing/resolve-model.ts";
 
 const model = (mcpServers?: string[]) => ({ requested: "m", ...(mcpServers ? { alias: { model: "p/m", mcpServers } } : {}) }) as unknown as ResolvedModel;

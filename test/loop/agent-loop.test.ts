@@ -161,7 +161,7 @@ describe("agent loop", () => {
     expect(model.requests).toHaveLength(1);
   });
 
-  it("streams: text deltas of every turn forwarded with a separator, client calls surfaced, MCP calls not", async () => {
+  it("streams: text and reasoning of every turn forwarded as blocks, client calls surfaced, MCP calls not", async () => {
     const tools = new MemoryTools({ weather: () => "sunny" });
     const reply: Reply[] = [
       [{ type: "reasoning", text: "think" }, text("first"), call("m1", "weather")],
@@ -170,7 +170,12 @@ describe("agent loop", () => {
     const model = new ScriptedModel(reply);
     const { events, outcome } = await run(options(model, tools, { stream: true, request: { model: "m", messages: [], tools: [clientTool] } }));
     const deltas = events.filter((e) => e.type === "text_delta").map((e) => (e as { delta: string }).delta);
-    expect(deltas).toEqual(["fir", "st", "\n\n", "sec", "ond"]);
+    // Each turn's text is its own block; joining turns into one text is a door's business.
+    expect(deltas).toEqual(["fir", "st", "sec", "ond"]);
+    expect(events.filter((e) => e.type.startsWith("text_") || e.type.startsWith("reasoning_") || e.type === "turn_start").map((e) => e.type)).toEqual([
+      "turn_start", "reasoning_start", "reasoning_delta", "reasoning_end", "text_start", "text_delta", "text_delta", "text_end",
+      "turn_start", "text_start", "text_delta", "text_delta", "text_end",
+    ]);
     expect(events.filter((e) => e.type === "reasoning_delta")).toEqual([{ type: "reasoning_delta", delta: "think" }]);
     expect(events.filter((e) => e.type.startsWith("client_tool_call"))).toEqual([
       { type: "client_tool_call_start", index: 0, id: "c1", name: "client_lookup" },

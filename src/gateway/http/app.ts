@@ -1,16 +1,17 @@
 /**
- * The HTTP front door (Hono): request ids, body limit, auth, the OpenAI-compatible routes and
- * health. Every error leaves as an OpenAI-shaped JSON body with a fitting status.
+ * The HTTP app (Hono): request ids, auth, limits, the front doors' routes, models and health.
+ * Every error leaves as a JSON body in the shape of the route's door, with a fitting status.
  */
 import { Hono, type MiddlewareHandler } from "hono";
 import { GatewayError } from "../../core/index.ts";
-import type { ChatDeps } from "../chat/context.ts";
-import { bearerAuth } from "./auth.ts";
+import { chatCompletionsDoor } from "../doors/chat-completions/door.ts";
+import type { ChatDeps } from "../shared/deps.ts";
+import { doorHandler } from "../shared/handler.ts";
+import { apiKeyAuth } from "./auth.ts";
 import { errorResponse } from "./errors.ts";
 import { hostGuard } from "./host-guard.ts";
 import { gatewayConcurrencyCap } from "./limits.ts";
 import { requestIdFrom } from "./request-id.ts";
-import { chatCompletionsHandler } from "./routes/chat-completions.ts";
 import { modelHandler, modelsHandler } from "./routes/models.ts";
 
 export interface HealthReport {
@@ -35,7 +36,7 @@ const requestId: MiddlewareHandler = async (c, next) => {
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
   app.use(requestId);
-  const auth = bearerAuth(deps.config.gateway.apiKeys);
+  const auth = apiKeyAuth(deps.config.gateway.apiKeys, deps.logger);
   if (deps.config.gateway.apiKeys.length === 0) {
     const guard = hostGuard(deps.config);
     app.use("/v1/*", guard);
@@ -43,7 +44,7 @@ export function createApp(deps: AppDeps): Hono {
   }
   // Bodies are read (and capped at gateway.maxBodyBytes) by the routes that take one.
   app.use("/v1/*", auth, gatewayConcurrencyCap(deps.config));
-  app.post("/v1/chat/completions", chatCompletionsHandler(deps));
+  app.post("/v1/chat/completions", doorHandler(chatCompletionsDoor(deps.config), deps));
   app.get("/v1/models", modelsHandler(deps.config));
   app.get("/v1/models/*", modelHandler(deps.config));
   // Liveness for anyone; server and provider details (errors, stderr tails) only for key holders

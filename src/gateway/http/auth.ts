@@ -1,27 +1,40 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { GatewayError } from "../../core/index.ts";
+import type { Logger } from "../../core/logger.ts";
 import { errorResponse } from "./errors.ts";
 
 const digest = (value: string) => createHash("sha256").update(value).digest();
 
 /**
- * `Authorization: Bearer <key>` against the configured gateway keys. Keys are compared as
- * SHA-256 digests with timingSafeEqual, so neither content nor length leaks through timing.
+ * The key the caller presented: `Authorization: Bearer <key>` (OpenAI clients, and Anthropic
+ * clients with an auth token) or `x-api-key: <key>` (Anthropic clients with an API key).
  */
-export function bearerAuth(keys: readonly string[]): MiddlewareHandler {
+export function callerKey(c: Context): string | undefined {
+  const bearer = /^Bearer\s+(.+)$/i.exec(c.req.header("authorization") ?? "")?.[1]?.trim();
+  if (bearer) return bearer;
+  const apiKey = c.req.header("x-api-key")?.trim();
+  return apiKey === "" ? undefined : apiKey;
+}
+
+/**
+ * The caller's key against the configured gateway keys. Keys are compared as SHA-256 digests
+ * with timingSafeEqual, so neither content nor length leaks through timing.
+ */
+export function apiKeyAuth(keys: readonly string[], logger?: Logger): MiddlewareHandler {
   const expected = keys.map(digest);
   return async (c, next) => {
     if (expected.length === 0) return next();
-    const header = c.req.header("authorization") ?? "";
-    const match = /^Bearer\s+(.+)$/i.exec(header);
-    const given = match ? digest(match[1]!.trim()) : undefined;
+    const key = callerKey(c);
+    const given = key === undefined ? undefined : digest(key);
     let ok = false;
-    for (const key of expected) if (given && timingSafeEqual(key, given)) ok = true;
+    for (const candidate of expected) if (given && timingSafeEqual(candidate, given)) ok = true;
     if (!ok) {
+      // Said in the log each time: some clients (Claude Code) retry a 401 many times over.
+      logger?.warn({ requestId: c.get("requestId" as never), path: c.req.path, presented: key !== undefined }, key !== undefined ? "refused: invalid API key" : "refused: no API key");
       return errorResponse(
         c,
-        new GatewayError(match ? "Invalid API key" : "Missing API key: send Authorization: Bearer <key>", {
+        new GatewayError(key !== undefined ? "Invalid API key" : "Missing API key: send Authorization: Bearer <key> or x-api-key: <key>", {
           status: 401,
           type: "authentication_error",
           code: "invalid_api_key",

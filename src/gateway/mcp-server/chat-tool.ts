@@ -8,7 +8,7 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { GatewayError, type ChatRequest, type Message } from "../../core/index.ts";
-import type { GatewayTools } from "../chat/context.ts";
+import type { GatewayTools } from "../shared/deps.ts";
 import type { LoopOutcome } from "../../loop/index.ts";
 import { progressTokenOf } from "./forward.ts";
 import { resolve, runLoop, type ModelDeps } from "./model-runner.ts";

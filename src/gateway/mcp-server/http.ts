@@ -22,7 +22,7 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { Hono, MiddlewareHandler } from "hono";
 import type { GatewayConfig } from "../../core/config/index.ts";
 import type { Logger } from "../../core/logger.ts";
-import { bearerAuth } from "../http/auth.ts";
+import { apiKeyAuth } from "../http/auth.ts";
 import { gatewayConcurrencyCap } from "../http/limits.ts";
 import { MemoryEventStore } from "./event-store.ts";
 import type { McpHub } from "./hub.ts";
@@ -116,7 +116,7 @@ export function rebindingGuard(config: GatewayConfig): MiddlewareHandler {
  * endpoint carries (RFC 6750; MCP clients look for it).
  */
 export function mcpBearerAuth(keys: readonly string[]): MiddlewareHandler {
-  const auth = bearerAuth(keys);
+  const auth = apiKeyAuth(keys);
   return async (c, next) => {
     const response = await auth(c, next);
     if (response instanceof Response && response.status === 401) {

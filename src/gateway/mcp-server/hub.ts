@@ -55,7 +55,7 @@ import type { GatewayConfig } from "../../core/config/index.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { McpPool, UpstreamClient, UpstreamHandlers } from "../../mcp/pool.ts";
 import type { ToolSet } from "../../core/index.ts";
-import type { GatewayTools } from "../chat/context.ts";
+import type { GatewayTools } from "../shared/deps.ts";
 import type { ProviderEntry } from "../routing/providers.ts";
 import { CHAT_TOOL_NAME, chatToolDefinition, runChatTool, type ChatToolDeps } from "./chat-tool.ts";
 import { compileToolFilter } from "../../mcp/registry/tool-filter.ts";

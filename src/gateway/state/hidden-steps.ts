@@ -1,10 +1,13 @@
 /**
- * Mixed turns: when the model called client tools and MCP tools together, the client only sees
- * its own calls. The full steps (assistant turns with every call and their reasoning, and the
- * MCP results) are kept under each returned client tool-call id, and spliced back in place of
- * the client's copy when it sends its tool results — so the provider always gets a complete,
- * valid history.
+ * The steps a client never sees. When the model called client tools and MCP tools together, the
+ * client only sees its own calls; when MCP tools ran before an answer, the client sees only the
+ * answer. The full steps (assistant turns with every call and their reasoning, and the MCP
+ * results) are kept under keys the client's copy of the answer carries back — its tool-call ids,
+ * and the signatures of its thinking blocks — and spliced back in place of that copy when it
+ * returns, so the provider always gets the complete, valid history it produced (Anthropic checks
+ * a thinking block against the conversation it was made in).
  */
+import { createHash } from "node:crypto";
 import type { AssistantMessage, Message } from "../../core/index.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { StateStore } from "./store.ts";
@@ -13,8 +16,20 @@ export interface HiddenSteps {
   messages: Message[];
 }
 
-function callIds(message: AssistantMessage): string[] {
-  return message.content.flatMap((block) => (block.type === "tool_call" ? [block.id] : []));
+/** The key of a thinking block's signature: a digest, since signatures run to kilobytes. */
+function signatureKey(signature: string): string {
+  return `sig:${createHash("sha256").update(signature).digest("base64url").slice(0, 32)}`;
+}
+
+/** The keys by which an assistant message the gateway answered can be recognised when it comes back. */
+export function stepKeys(message: AssistantMessage, options: { calls: boolean; signatures: boolean }): string[] {
+  const keys: string[] = [];
+  for (const block of message.content) {
+    if (block.type === "tool_call" && options.calls) keys.push(block.id);
+    const signature = block.type === "reasoning" ? block.providerData?.data["signature"] : undefined;
+    if (typeof signature === "string" && signature !== "" && options.signatures) keys.push(signatureKey(signature));
+  }
+  return keys;
 }
 
 export class HiddenStepsKeeper {
@@ -24,28 +39,25 @@ export class HiddenStepsKeeper {
   ) {}
 
   /**
-   * Remembers the loop's messages under every client tool-call id it returned. Keys are scoped
-   * by tenant (a digest of the caller's API key), so one caller can never splice another's
-   * steps into its conversation by presenting a known or reused tool-call id.
+   * Remembers the loop's messages under each key. Keys are scoped by tenant (a digest of the
+   * caller's API key), so one caller can never splice another's steps into its conversation by
+   * presenting a known or reused tool-call id.
    */
-  async save(tenant: string, clientCallIds: readonly string[], messages: Message[]): Promise<void> {
+  async save(tenant: string, keys: readonly string[], messages: Message[]): Promise<void> {
     const entry = { messages };
-    await Promise.all(clientCallIds.map((id) => this.store.set(`${tenant}:${id}`, entry)));
+    await Promise.all(keys.map((key) => this.store.set(`${tenant}:${key}`, entry)));
   }
 
   /** The history with every assistant message the gateway answered replaced by its full steps. */
   async restore(tenant: string, history: readonly Message[]): Promise<Message[]> {
     const out: Message[] = [];
     for (const message of history) {
-      const ids = message.role === "assistant" ? callIds(message) : [];
-      if (ids.length === 0) {
-        out.push(message);
-        continue;
-      }
-      const entry = await this.find(ids.map((id) => `${tenant}:${id}`));
+      const keys = message.role === "assistant" ? stepKeys(message, { calls: true, signatures: true }) : [];
+      const entry = keys.length === 0 ? undefined : await this.find(keys.map((key) => `${tenant}:${key}`));
       if (entry) out.push(...entry.messages);
       else {
-        this.logger.warn({ toolCallIds: ids }, "no stored steps for these tool calls (expired, or not from this gateway); using the history as sent");
+        const calls = message.role === "assistant" ? stepKeys(message, { calls: true, signatures: false }) : [];
+        if (calls.length > 0) this.logger.warn({ toolCallIds: calls }, "no stored steps for these tool calls (expired, or not from this gateway); using the history as sent");
         out.push(message);
       }
     }

@@ -2,12 +2,12 @@
  * Loop events as `chat.completion.chunk` payloads. One instance per response: it knows the
  * response id, model and creation time every chunk repeats.
  */
-import type { LoopEvent } from "../../loop/index.ts";
-import type { Usage } from "../../core/index.ts";
+import type { LoopEvent } from "../../../loop/index.ts";
+import type { Usage } from "../../../core/index.ts";
 import { ArgumentRelay } from "./argument-relay.ts";
 import { argumentText } from "./to-completion.ts";
 import type { FinishReason } from "./finish-reason.ts";
-import type { GatewayInfo } from "./gateway-info.ts";
+import type { GatewayInfo } from "../../shared/gateway-info.ts";
 import { toOpenAIUsage } from "./usage.ts";
 
 type Delta = {

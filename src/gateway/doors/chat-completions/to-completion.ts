@@ -1,10 +1,10 @@
 /** The loop's outcome as a standard `chat.completion` object. */
 import { isDeepStrictEqual } from "node:util";
-import { repairedArgumentText } from "../../adapters/tool-arguments.ts";
-import type { AssistantMessage, ToolCallBlock } from "../../core/index.ts";
-import type { LoopOutcome } from "../../loop/index.ts";
+import { repairedArgumentText } from "../../../adapters/tool-arguments.ts";
+import type { AssistantMessage, ToolCallBlock } from "../../../core/index.ts";
+import type { LoopOutcome } from "../../../loop/index.ts";
 import { toFinishReason, type FinishReason } from "./finish-reason.ts";
-import { gatewayInfo, type GatewayInfo } from "./gateway-info.ts";
+import { gatewayInfo, type GatewayInfo } from "../../shared/gateway-info.ts";
 import { toOpenAIUsage, type OpenAIUsage } from "./usage.ts";
 
 export interface OpenAIToolCall {

@@ -1,5 +1,5 @@
 /** OpenAI Chat Completions request (validated) -> the neutral request. */
-import { parseToolArguments } from "../../adapters/tool-arguments.ts";
+import { parseToolArguments } from "../../../adapters/tool-arguments.ts";
 import type {
   AssistantContent,
   ChatRequest,
@@ -10,7 +10,7 @@ import type {
   ToolDefinition,
   ToolResultBlock,
   UserContent,
-} from "../../core/index.ts";
+} from "../../../core/index.ts";
 import { openaiPassThroughFields, type ChatCompletionRequest, type ChatMessageInput } from "./request-schema.ts";
 
 type Input<R extends ChatMessageInput["role"]> = Extract<ChatMessageInput, { role: R }>;

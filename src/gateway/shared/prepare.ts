@@ -1,32 +1,12 @@
 /**
- * From a raw request body to everything the loop needs: validated, routed to a provider,
- * tools selected, hidden steps restored, alias defaults applied. Every refusal is a
- * GatewayError naming the bad field.
+ * From a door's parsed request to everything the loop needs: routed to a provider, tools
+ * selected, hidden steps restored, alias defaults applied. Every refusal is a GatewayError
+ * naming the bad field.
  */
-import { GatewayError, type ChatRequest, type Message, type ToolSet } from "../../core/index.ts";
-import { describeIssues } from "../../core/zod-issues.ts";
-import { invalidRequest } from "../http/errors.ts";
-import { chatCompletionRequestSchema, type ChatCompletionRequest } from "../openai/request-schema.ts";
-import { toNeutralRequest } from "../openai/to-neutral.ts";
+import { GatewayError, type ChatRequest, type Message } from "../../core/index.ts";
 import { resolveModel, type ResolvedModel } from "../routing/resolve-model.ts";
-import type { ChatDeps } from "./context.ts";
-
-export interface PreparedChat {
-  /** Who is asking (a digest of the API key, or "anonymous"): scopes the stored steps. */
-  tenant: string;
-  body: ChatCompletionRequest;
-  model: ResolvedModel;
-  request: ChatRequest;
-  tools: ToolSet;
-  stream: boolean;
-  includeUsage: boolean;
-}
-
-export function validateBody(json: unknown): ChatCompletionRequest {
-  const parsed = chatCompletionRequestSchema.safeParse(json);
-  if (!parsed.success) throw invalidRequest(describeIssues(parsed.error.issues));
-  return parsed.data;
-}
+import type { ChatDeps } from "./deps.ts";
+import type { ParsedRequest, PreparedRequest } from "./door.ts";
 
 /**
  * `x-mcp-servers: a,b` or `none`; otherwise the alias's selection; otherwise every server. The
@@ -71,25 +51,23 @@ function withAliasDefaults(request: ChatRequest, model: ResolvedModel): ChatRequ
   };
 }
 
-export async function prepareChat(json: unknown, serversHeader: string | undefined, tenant: string, deps: ChatDeps): Promise<PreparedChat> {
-  // Counted before the full validation, which would otherwise walk every message first.
-  const maxMessages = deps.config.gateway.maxMessages;
-  const count = (json as { messages?: unknown } | null)?.messages;
-  if (Array.isArray(count) && count.length > maxMessages) {
-    throw GatewayError.invalidRequest(`Invalid request: messages: at most ${maxMessages} messages are accepted, got ${count.length}`, "messages", "too_many_messages");
+/** Refuses a conversation longer than `gateway.maxMessages`, before the full validation walks it. */
+export function checkMessageCount(list: unknown, max: number, field: string): void {
+  if (Array.isArray(list) && list.length > max) {
+    throw GatewayError.invalidRequest(`Invalid request: ${field}: at most ${max} messages are accepted, got ${list.length}`, field, "too_many_messages");
   }
-  const body = validateBody(json);
-  const model = resolveModel(body.model, deps.providers, deps.config.models);
+}
+
+export async function prepareRequest<P extends ParsedRequest>(parsed: P, serversHeader: string | undefined, tenant: string, deps: ChatDeps): Promise<PreparedRequest<P>> {
+  const model = resolveModel(parsed.model, deps.providers, deps.config.models);
   const servers = selectServers(serversHeader, model, deps.tools.serverNames());
-  const neutral = toNeutralRequest(body);
-  const messages = await deps.hiddenSteps.restore(tenant, neutral.messages);
+  const messages = await deps.hiddenSteps.restore(tenant, parsed.request.messages);
   return {
     tenant,
-    body,
+    parsed,
     model,
-    request: withAliasDefaults({ ...neutral, messages, model: model.modelId }, model),
+    request: withAliasDefaults({ ...parsed.request, messages, model: model.modelId }, model),
     tools: deps.tools.select(servers),
-    stream: body.stream === true,
-    includeUsage: body.stream_options?.include_usage === true,
+    warnings: [],
   };
 }

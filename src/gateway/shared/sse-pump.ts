@@ -1,26 +1,50 @@
 /**
- * Streaming: loop events as `chat.completion.chunk` SSE, ending in `data: [DONE]`.
+ * Streaming for every front door: loop events written as SSE frames by the door's writer.
  *
  * Headers are committed only once the client would see something (or tools start running):
  * a failure before that — bad upstream key, unknown model at the provider — is still answered
- * as a proper HTTP error. Later failures end the stream with an error chunk and `[DONE]`.
- * Pull-based, so a slow client slows the loop instead of growing a buffer, and a client that
- * goes away cancels the stream, which aborts the loop.
+ * as a proper HTTP error. Later failures end the stream the way the door's protocol ends a
+ * failed stream (an error chunk, an `event: error`, `response.failed`). Pull-based, so a slow
+ * client slows the loop instead of growing a buffer, and a client that goes away cancels the
+ * stream, which aborts the loop.
  */
-import { toGatewayError } from "../../core/index.ts";
+import { toGatewayError, type GatewayError } from "../../core/index.ts";
 import type { LoopEvent, LoopOutcome } from "../../loop/index.ts";
-import { ChunkBuilder } from "../openai/chunks.ts";
-import { toFinishReason } from "../openai/finish-reason.ts";
-import { gatewayInfo } from "../openai/gateway-info.ts";
-import type { ChatDeps } from "./context.ts";
-import type { PreparedChat } from "./prepare.ts";
-import { newResponseMeta, rememberHiddenSteps, startLoop } from "./run.ts";
 
 type Step = IteratorResult<LoopEvent, LoopOutcome>;
 
+/** How one door writes a streamed answer. Each method returns the frames to send ("" for none). */
+export interface SseWriter {
+  /** Sent when the response commits: the opening chunk, `message_start`, `response.created`. */
+  open(): string;
+  event(event: LoopEvent): string;
+  /** Ends a finished answer. */
+  finish(outcome: LoopOutcome): string;
+  /** Ends an answer that failed after the response committed. */
+  fail(error: GatewayError): string;
+  /** Written while nothing else is (tools running), so proxies and clients keep the connection. */
+  readonly heartbeat: string;
+}
+
+export interface PumpOptions {
+  loop: AsyncGenerator<LoopEvent, LoopOutcome>;
+  writer: SseWriter;
+  controller: AbortController;
+  headers: Record<string, string>;
+  heartbeatMs: number;
+  /** Runs before the closing frames (hidden steps are saved here, before the client can follow up). */
+  beforeFinish?: (outcome: LoopOutcome) => Promise<void>;
+  /** Removes secrets from a failure's message before the client sees it. */
+  scrub?: (text: string) => string;
+}
+
+export interface StreamHandle {
+  response: Response;
+  /** Settles when the stream has ended (finished, failed or cancelled). */
+  finished: Promise<LoopOutcome | undefined>;
+}
+
 const encoder = new TextEncoder();
-const frame = (payload: object | string) => `data: ${typeof payload === "string" ? payload : JSON.stringify(payload)}\n\n`;
-const HEARTBEAT = encoder.encode(": keep-alive\n\n");
 
 /** A burst joined into one write stops growing here (a source that never pauses still streams). */
 const MAX_BURST_CHARS = 64 * 1024;
@@ -37,15 +61,8 @@ function commits(event: LoopEvent): boolean {
   return event.type !== "turn_start" && event.type !== "usage" && event.type !== "model_response" && event.type !== "error";
 }
 
-export interface StreamHandle {
-  response: Response;
-  /** Settles when the stream has ended (finished, failed or cancelled). */
-  finished: Promise<LoopOutcome | undefined>;
-}
-
-export async function streamChat(prepared: PreparedChat, deps: ChatDeps, controller: AbortController, headers: Record<string, string>): Promise<StreamHandle> {
-  const loop = startLoop(prepared, deps, true, controller.signal);
-  const chunks = new ChunkBuilder(newResponseMeta().id, prepared.model.requested, Math.floor(Date.now() / 1000));
+export async function pumpSse(options: PumpOptions): Promise<StreamHandle> {
+  const { loop, writer, controller } = options;
   const head: LoopEvent[] = [];
   // Errors thrown here (before any byte is sent) become ordinary HTTP error responses.
   let first: Step;
@@ -58,34 +75,29 @@ export async function streamChat(prepared: PreparedChat, deps: ChatDeps, control
   const finished = new Promise<LoopOutcome | undefined>((resolve) => (resolveFinished = resolve));
   const queue: string[] = [];
   let queuedChars = 0;
-  const push = (...frames: string[]) => {
-    for (const text of frames) {
-      queue.push(text);
-      queuedChars += text.length;
-    }
+  const push = (text: string) => {
+    if (text === "") return;
+    queue.push(text);
+    queuedChars += text.length;
   };
-  push(frame(chunks.opening()));
+  push(writer.open());
   let pending: Promise<Step> | undefined = first.done ? Promise.resolve(first) : undefined;
   let ended = false;
 
   const emit = async (step: Step): Promise<void> => {
     if (!step.done) {
-      const chunk = chunks.fromEvent(step.value);
-      if (chunk) push(frame(chunk));
+      push(writer.event(step.value));
       return;
     }
     const outcome = step.value;
-    await rememberHiddenSteps(outcome, deps, prepared.tenant);
-    push(frame(chunks.finish(toFinishReason(outcome.stopReason), gatewayInfo(outcome))));
-    if (prepared.includeUsage) push(frame(chunks.usage(outcome.usage)));
-    push(frame("[DONE]"));
+    await options.beforeFinish?.(outcome);
+    push(writer.finish(outcome));
     ended = true;
     resolveFinished(outcome);
   };
   const fail = (error: unknown) => {
     const failure = toGatewayError(error);
-    const visible = deps.scrub ? failure.withMessage(deps.scrub(failure.message)) : failure;
-    push(frame(visible.toJSON()), frame("[DONE]"));
+    push(writer.fail(options.scrub ? failure.withMessage(options.scrub(failure.message)) : failure));
     ended = true;
     resolveFinished(undefined);
   };
@@ -97,18 +109,18 @@ export async function streamChat(prepared: PreparedChat, deps: ChatDeps, control
     return step;
   };
 
-  const heartbeatMs = deps.heartbeatMs ?? 10_000;
+  const heartbeatBytes = encoder.encode(writer.heartbeat);
   let lastWrite = Date.now();
   let heartbeat: NodeJS.Timeout | undefined;
   const body = new ReadableStream<Uint8Array>({
     start(stream) {
-      // One timer per stream (not one per event): while tools run and nothing is written, an
-      // SSE comment keeps proxies and clients from timing the connection out.
+      // One timer per stream (not one per event): while tools run and nothing is written, a
+      // keep-alive frame keeps proxies and clients from timing the connection out.
       heartbeat = setInterval(() => {
-        if (ended || Date.now() - lastWrite < heartbeatMs) return;
+        if (ended || Date.now() - lastWrite < options.heartbeatMs) return;
         lastWrite = Date.now();
-        stream.enqueue(HEARTBEAT);
-      }, Math.max(10, Math.floor(heartbeatMs / 2)));
+        stream.enqueue(heartbeatBytes);
+      }, Math.max(10, Math.floor(options.heartbeatMs / 2)));
       heartbeat.unref();
     },
     async pull(stream) {
@@ -148,9 +160,8 @@ export async function streamChat(prepared: PreparedChat, deps: ChatDeps, control
   return {
     response: new Response(body, {
       status: 200,
-      headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive", ...headers },
+      headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive", ...options.headers },
     }),
     finished,
   };
 }
-

@@ -1,4 +1,4 @@
-import type { Usage } from "../../core/index.ts";
+import type { Usage } from "../../../core/index.ts";
 
 export interface OpenAIUsage {
   prompt_tokens: number;

@@ -1,4 +1,4 @@
-import type { LoopStopReason } from "../../loop/index.ts";
+import type { LoopStopReason } from "../../../loop/index.ts";
 
 export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter";
 

@@ -1,0 +1,41 @@
+/** Runs the agent loop for a prepared request, and keeps what the client's follow-up will need. */
+import { runAgentLoop, type LoopEvent, type LoopOutcome } from "../../loop/index.ts";
+import { resilientModel } from "../routing/resilient-model.ts";
+import { DEFAULT_RETRY_POLICY } from "../routing/retry-policy.ts";
+import { stepKeys } from "../state/hidden-steps.ts";
+import type { ChatDeps } from "./deps.ts";
+import type { PreparedRequest } from "./door.ts";
+
+export function startLoop(prepared: PreparedRequest, deps: ChatDeps, stream: boolean, signal: AbortSignal): AsyncGenerator<LoopEvent, LoopOutcome> {
+  const schemaTarget = prepared.model.provider.schemaTarget;
+  return runAgentLoop({
+    model: resilientModel({
+      candidates: prepared.model.candidates,
+      tools: prepared.tools,
+      schemaTarget,
+      policy: deps.retryPolicy ?? DEFAULT_RETRY_POLICY,
+      logger: deps.logger,
+    }),
+    schemaTarget,
+    request: prepared.request,
+    tools: prepared.tools,
+    stream,
+    maxIterations: deps.config.gateway.maxIterations,
+    signal,
+  });
+}
+
+/**
+ * Keeps the steps the client did not see, for its follow-up request: after a turn that handed
+ * client tools back (under their call ids), and after MCP tools ran (also under the signatures
+ * of the thinking blocks the answer showed, which the client sends back with it).
+ */
+export async function rememberHiddenSteps(outcome: LoopOutcome, deps: ChatDeps, tenant: string): Promise<void> {
+  const keys = outcome.stopReason === "client_tools" ? outcome.clientToolCalls.map((call) => call.id) : [];
+  if (outcome.tools.length > 0) {
+    for (const message of outcome.newMessages) {
+      if (message.role === "assistant") keys.push(...stepKeys(message, { calls: false, signatures: true }));
+    }
+  }
+  if (keys.length > 0) await deps.hiddenSteps.save(tenant, keys, outcome.newMessages);
+}

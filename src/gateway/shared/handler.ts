@@ -1,0 +1,114 @@
+/**
+ * The one HTTP handler behind every front door: body read within limits, a deadline for the
+ * whole request, the client's disconnect cancelling the work, routing, the loop, the answer
+ * (whole or streamed) and one log line. The door only reads its request and writes its answer.
+ */
+import { createHash } from "node:crypto";
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { GatewayError, toGatewayError } from "../../core/index.ts";
+import { callerKey } from "../http/auth.ts";
+import { whenClientGone } from "../http/client-gone.ts";
+import { errorResponse } from "../http/errors.ts";
+import { jsonShapeProblem, type JsonLimits } from "../http/limits.ts";
+import { readBodyText } from "../http/read-body.ts";
+import type { ChatDeps } from "./deps.ts";
+import type { Door, ParsedRequest, PreparedRequest } from "./door.ts";
+import { rememberHiddenSteps, startLoop } from "./drive.ts";
+import { prepareRequest } from "./prepare.ts";
+import { pumpSse } from "./sse-pump.ts";
+
+export async function readJson(c: Context, limits: JsonLimits & { maxBodyBytes: number }): Promise<unknown> {
+  const text = await readBodyText(c, limits.maxBodyBytes);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw GatewayError.invalidRequest(`The body is not valid JSON: ${(error as Error).message}`, undefined, "invalid_json");
+  }
+  const problem = jsonShapeProblem(json, limits);
+  if (problem) throw GatewayError.invalidRequest(`Invalid request: ${problem.path || "body"}: ${problem.message}`, problem.path || undefined, "request_too_complex");
+  return json;
+}
+
+/** A stable, non-reversible id of the caller's key (the key itself is never kept). */
+export function tenantOf(c: Context): string {
+  const key = callerKey(c);
+  return key === undefined ? "anonymous" : createHash("sha256").update(key).digest("base64url").slice(0, 16);
+}
+
+/** The message of an error and of its cause (internal errors hide details from clients, not logs). */
+function describeFailure(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const cause = error instanceof Error ? error.cause : undefined;
+  return cause === undefined ? message : `${message}: ${cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)}`;
+}
+
+/** `x-mcp-gateway-warning`: what was left out for the answering provider, never silently. */
+function warningHeaders(prepared: PreparedRequest): Record<string, string> {
+  return prepared.warnings.length === 0 ? {} : { "x-mcp-gateway-warning": prepared.warnings.join("; ") };
+}
+
+export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDeps) {
+  return async (c: Context): Promise<Response> => {
+    const requestId = c.get("requestId") as string;
+    // The request id goes into each line's fields: a child logger per request costs more.
+    const log = deps.logger;
+    const started = performance.now();
+    // Aborted when the client disconnects: cancels the upstream call and pending MCP calls.
+    const controller = new AbortController();
+    const stopWatching = whenClientGone(c, () =>
+      controller.abort(new GatewayError("the client closed the connection", { status: 499, type: "api_error", code: "client_closed" })),
+    );
+    const limits = deps.config.gateway;
+    // The whole request (every turn and tool call) has a deadline.
+    const deadline = setTimeout(
+      () => controller.abort(new GatewayError(`The request took longer than ${limits.requestTimeoutMs} ms`, { status: 504, type: "timeout_error", code: "request_timeout" })),
+      limits.requestTimeoutMs,
+    );
+    deadline.unref();
+    try {
+      const parsed = door.parse(await readJson(c, limits), c);
+      const prepared = await prepareRequest(parsed, c.req.header("x-mcp-servers"), tenantOf(c), deps);
+      door.fit?.(prepared);
+      if (prepared.warnings.length > 0) log.warn({ requestId, provider: prepared.model.provider.name, warnings: prepared.warnings }, `${door.label}: left out for this provider`);
+      const logFields = { requestId, model: prepared.model.requested, provider: prepared.model.provider.name, stream: parsed.stream };
+      const headers = { "x-request-id": requestId, ...warningHeaders(prepared) };
+      if (parsed.stream) {
+        const handle = await pumpSse({
+          loop: startLoop(prepared, deps, true, controller.signal),
+          writer: door.writer(prepared),
+          controller,
+          headers,
+          heartbeatMs: deps.heartbeatMs ?? 10_000,
+          beforeFinish: (outcome) => rememberHiddenSteps(outcome, deps, prepared.tenant),
+          ...(deps.scrub ? { scrub: deps.scrub } : {}),
+        });
+        void handle.finished.then((outcome) => {
+          clearTimeout(deadline);
+          stopWatching();
+          log.info({ ...logFields, ms: Math.round(performance.now() - started), stop: outcome?.stopReason ?? "aborted_or_failed", turns: outcome?.turns, usage: outcome?.usage }, `${door.label} streamed`);
+        });
+        return handle.response;
+      }
+      const loop = startLoop(prepared, deps, false, controller.signal);
+      let step = await loop.next();
+      while (!step.done) step = await loop.next();
+      const outcome = step.value;
+      await rememberHiddenSteps(outcome, deps, prepared.tenant);
+      const answer = door.respond(outcome, prepared);
+      clearTimeout(deadline);
+      stopWatching();
+      log.info({ ...logFields, ms: Math.round(performance.now() - started), stop: outcome.stopReason, turns: outcome.turns, tools: outcome.tools.length, usage: outcome.usage }, door.label);
+      return c.json(answer.body as object, 200 as ContentfulStatusCode, { ...headers, ...answer.headers });
+    } catch (error) {
+      clearTimeout(deadline);
+      stopWatching();
+      const failure = error instanceof GatewayError ? error : undefined;
+      if (!failure || failure.status >= 500) log.error({ requestId, err: describeFailure(error) }, `${door.label} failed`);
+      else log.info({ requestId, status: failure.status, code: failure.code }, `${door.label} refused`);
+      const publicError = toGatewayError(error);
+      return errorResponse(c, deps.scrub ? publicError.withMessage(deps.scrub(publicError.message)) : publicError);
+    }
+  };
+}
