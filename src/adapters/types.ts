@@ -24,4 +24,6 @@ export interface ModelAdapter extends ChatModel {
   complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatResult>;
   /** Yields events ending with `done`; throws GatewayError on failure. */
   stream(request: ChatRequest, signal?: AbortSignal): AsyncIterable<StreamEvent>;
+  /** The provider's own count of the request's input tokens, where its protocol has one. */
+  countTokens?(request: ChatRequest, signal?: AbortSignal): Promise<number>;
 }

@@ -91,31 +91,57 @@ export interface ReasoningBlock {
   providerData?: ProviderData;
 }
 
+/**
+ * A message exactly as the client sent it in a provider's own protocol, for an adapter of that
+ * protocol to send on unchanged (cache hints, block types and fields the neutral model has no
+ * words for). Adapters of other protocols use the neutral content beside it. Absent `message`
+ * marks the request's top-level system prompt, which travels in the request's passthrough body.
+ */
+export interface MessagePassthrough {
+  protocol: "anthropic-messages";
+  message?: { [key: string]: unknown };
+}
+
+/**
+ * An answer's block the neutral model has no words for (Anthropic's server tools: a
+ * `server_tool_use` and its `web_search_tool_result` ran on the provider's side). Kept whole in
+ * `providerData`, so it goes back to the provider that made it and to clients of its protocol;
+ * everyone else leaves it out.
+ */
+export interface OpaqueBlock {
+  type: "opaque";
+  providerData: ProviderData;
+}
+
 export type UserContent = TextBlock | ImageBlock | AudioBlock | ResourceBlock;
-export type AssistantContent = TextBlock | ReasoningBlock | ToolCallBlock;
+export type AssistantContent = TextBlock | ReasoningBlock | ToolCallBlock | OpaqueBlock;
 
 export interface SystemMessage {
   role: "system";
   content: TextBlock[];
   /** The participant's name (OpenAI's message `name`), for providers that take one. */
   name?: string;
+  passthrough?: MessagePassthrough;
 }
 export interface UserMessage {
   role: "user";
   content: UserContent[];
   /** The participant's name (OpenAI's message `name`), for providers that take one. */
   name?: string;
+  passthrough?: MessagePassthrough;
 }
 export interface AssistantMessage {
   role: "assistant";
   content: AssistantContent[];
   /** The participant's name (OpenAI's message `name`), for providers that take one. */
   name?: string;
+  passthrough?: MessagePassthrough;
 }
 /** Results of tool calls. Several results of one turn may share one message. */
 export interface ToolMessage {
   role: "tool";
   content: ToolResultBlock[];
+  passthrough?: MessagePassthrough;
 }
 
 export type Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage;

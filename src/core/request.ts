@@ -7,6 +7,11 @@ export interface ToolDefinition {
   inputSchema: JsonSchema;
   /** OpenAI structured-outputs strict mode for this tool. */
   strict?: boolean;
+  /**
+   * A client tool the model is not offered yet (Anthropic tool search: `defer_loading` until a
+   * `tool_reference` loads it). Still the client's: a call to it is handed back to the client.
+   */
+  deferred?: boolean;
 }
 
 export type ToolChoice =
@@ -28,6 +33,27 @@ export interface ReasoningOptions {
   effort?: ReasoningEffort;
   /** An explicit thinking budget in tokens, where the provider takes one. */
   budgetTokens?: number;
+  /**
+   * Translated from another protocol's thinking switch (Anthropic's `thinking`, which Claude
+   * Code sends to every model), not asked of this provider in its own terms: sent only where the
+   * model is known to take it, never into a 400 on a model without reasoning.
+   */
+  translated?: boolean;
+}
+
+/**
+ * The client's request in a provider's own protocol, for an adapter of that protocol to send on
+ * unchanged: a faithful pass-through, but for the gateway's tools and the turns it runs.
+ * Adapters of other protocols ignore it and use the neutral fields.
+ */
+export interface RequestPassthrough {
+  protocol: "anthropic-messages";
+  /** The body's fields other than model, messages, tools and stream, as the client sent them. */
+  body: { [key: string]: unknown };
+  /** The client's tools as sent (server tools and deferred ones included). */
+  tools: { [key: string]: unknown }[];
+  /** Protocol headers to forward (anthropic-version, anthropic-beta). */
+  headers: { [key: string]: string };
 }
 
 export interface ChatRequest {
@@ -54,4 +80,5 @@ export interface ChatRequest {
   openaiFields?: { [key: string]: unknown };
   /** Provider-specific body fields passed through unchanged (merged last into the wire body). */
   extra?: { [key: string]: unknown };
+  passthrough?: RequestPassthrough;
 }

@@ -19,6 +19,8 @@ export interface ChatResult {
   model: string;
   message: AssistantMessage;
   stopReason: StopReason;
+  /** The stop sequence that ended the answer, when the provider says which. */
+  stopSequence?: string;
   usage: Usage;
 }
 

@@ -32,7 +32,9 @@ interface Progress {
 export async function* runAgentLoop(options: LoopOptions): AsyncGenerator<LoopEvent, LoopOutcome> {
   const clientTools = options.request.tools ?? [];
   const clientToolNames = new Set(clientTools.map((tool) => tool.name));
-  const tools = [...options.tools.definitions(options.schemaTarget).filter((t) => !clientToolNames.has(t.name)), ...clientTools];
+  // Deferred client tools are not offered, but a call to one still goes back to the client.
+  const offered = clientTools.filter((tool) => !tool.deferred);
+  const tools = [...options.tools.definitions(options.schemaTarget).filter((t) => !clientToolNames.has(t.name)), ...offered];
   const progress: Progress = {
     messages: [...options.request.messages],
     newMessages: [],

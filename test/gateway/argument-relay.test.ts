@@ -6,8 +6,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseToolArguments } from "../../src/adapters/tool-arguments.ts";
 import type { ToolCallBlock } from "../../src/core/index.ts";
-import { ArgumentRelay } from "../../src/gateway/doors/chat-completions/argument-relay.ts";
-import { argumentText } from "../../src/gateway/doors/chat-completions/to-completion.ts";
+import { ArgumentRelay, argumentText } from "../../src/gateway/shared/argument-relay.ts";
 
 /** The finished call as an adapter builds it from the raw text. */
 function finishedCall(raw: string): ToolCallBlock {

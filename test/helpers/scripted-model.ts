@@ -66,7 +66,7 @@ export class ScriptedModel {
         yield { type: "reasoning_start" };
         yield { type: "reasoning_delta", delta: block.text };
         yield { type: "reasoning_end", block };
-      } else {
+      } else if (block.type === "tool_call") {
         yield { type: "tool_call_start", index, id: block.id, name: block.name };
         yield { type: "tool_call_delta", index, id: block.id, delta: block.rawArguments };
         yield { type: "tool_call_end", index, call: block };

@@ -80,8 +80,14 @@ async function writeOpenAiStream(res: ServerResponse, reply: ScriptedReply, mode
 
 /* ---------------- Anthropic Messages ---------------- */
 
+/** The signature the fake gives a reasoning text: stands for Anthropic's, which only Anthropic can verify. */
+export function fakeSignature(reasoning: string): string {
+  return `sig-${Buffer.from(reasoning).toString("base64url")}`;
+}
+
 function anthropicContent(reply: ScriptedReply) {
   return [
+    ...(reply.reasoning ? [{ type: "thinking", thinking: reply.reasoning, signature: fakeSignature(reply.reasoning) }] : []),
     ...(reply.text ? [{ type: "text", text: reply.text }] : []),
     ...(reply.calls ?? []).map((c) => ({ type: "tool_use", id: c.id, name: c.name, input: c.arguments })),
   ];
@@ -105,6 +111,13 @@ async function writeAnthropicStream(res: ServerResponse, reply: ScriptedReply, m
   res.writeHead(200, { "content-type": "text/event-stream" });
   send({ type: "message_start", message: { ...anthropicMessage({}, model), content: [], stop_reason: null, usage: { input_tokens: 11, output_tokens: 1 } } });
   let index = 0;
+  if (reply.reasoning) {
+    send({ type: "content_block_start", index, content_block: { type: "thinking", thinking: "", signature: "" } });
+    for (const part of splitInTwo(reply.reasoning)) send({ type: "content_block_delta", index, delta: { type: "thinking_delta", thinking: part } });
+    send({ type: "content_block_delta", index, delta: { type: "signature_delta", signature: fakeSignature(reply.reasoning) } });
+    send({ type: "content_block_stop", index });
+    index++;
+  }
   if (reply.text) {
     send({ type: "content_block_start", index, content_block: { type: "text", text: "" } });
     for (const [i, part] of splitInTwo(reply.text).entries()) {
@@ -125,6 +138,9 @@ async function writeAnthropicStream(res: ServerResponse, reply: ScriptedReply, m
   res.end();
 }
 
+/** What the fake's `count_tokens` answers. */
+export const COUNTED_TOKENS = 4242;
+
 /* ---------------- server ---------------- */
 
 export async function startScriptedUpstream(protocol: "openai" | "anthropic", initial: Script = replies({ text: "ok" })): Promise<ScriptedUpstream> {
@@ -139,8 +155,9 @@ export async function startScriptedUpstream(protocol: "openai" | "anthropic", in
     return closedWaiters[i]!;
   };
   let count = 0;
-  const isChat = (path: string) => (protocol === "openai" ? path.endsWith("/chat/completions") : path.endsWith("/v1/messages"));
+  const isChat = (path: string) => (protocol === "openai" ? path.endsWith("/chat/completions") : path.split("?")[0]!.endsWith("/v1/messages"));
   const scripted: Handler = async (req, res) => {
+    if (protocol === "anthropic" && req.path.startsWith("/v1/messages/count_tokens")) return sendJson(res, 200, { input_tokens: COUNTED_TOKENS });
     if (!isChat(req.path)) return sendJson(res, 404, { error: { message: `no route ${req.path}` } });
     const index = count++;
     res.on("close", () => waiter(index).resolve());

@@ -10,7 +10,10 @@ import { fromAnthropicError } from "./errors.ts";
 import { fromMessage } from "./from-response.ts";
 import { messageStreamEvents } from "./sse-events.ts";
 import { toStreamEvents } from "./stream.ts";
+import { passthroughParams } from "./passthrough.ts";
 import { toWireParams } from "./to-request.ts";
+import type { WireParams } from "./wire.ts";
+import type { MessageCountTokensParams } from "@anthropic-ai/sdk/resources/messages";
 
 export const DEFAULT_BASE_URL = "https://api.anthropic.com";
 /** The SDK's own default; also how long a started stream may stay silent. */
@@ -37,6 +40,21 @@ function createClient(options: AdapterOptions): Anthropic {
   });
 }
 
+/** The body, and the headers to forward: a client of Anthropic's own protocol gets a faithful pass-through. */
+function wireRequest(request: ChatRequest, options: AdapterOptions): { params: WireParams; headers?: Record<string, string> } {
+  const passthrough = request.passthrough;
+  if (passthrough?.protocol !== "anthropic-messages") return { params: toWireParams(request, options) };
+  return { params: passthroughParams(request, passthrough, options), headers: passthrough.headers };
+}
+
+/** The fields `count_tokens` takes (it refuses the others, `max_tokens` and sampling among them). */
+const COUNT_TOKENS_FIELDS = ["model", "messages", "system", "tools", "tool_choice", "thinking", "context_management", "mcp_servers", "output_config", "output_format"];
+
+function countTokensParams(params: WireParams): MessageCountTokensParams {
+  const record = params as unknown as Record<string, unknown>;
+  return Object.fromEntries(COUNT_TOKENS_FIELDS.filter((key) => record[key] !== undefined).map((key) => [key, record[key]])) as unknown as MessageCountTokensParams;
+}
+
 /** A ModelAdapter for the Anthropic Messages API (and servers that speak it). */
 export function createAnthropicAdapter(options: AdapterOptions): ModelAdapter {
   const client = createClient(options);
@@ -47,8 +65,8 @@ export function createAnthropicAdapter(options: AdapterOptions): ModelAdapter {
     const names = renameFunctions(request, ANTHROPIC_FUNCTION_NAMES);
     try {
       // `stream` is left out rather than sent as false (as the official SDKs do); one set via `extra` is overruled.
-      const { stream: _stream, ...params } = toWireParams(names.request, options);
-      const message = await client.messages.create(params, { signal });
+      const { params: { stream: _stream, ...params }, headers } = wireRequest(names.request, options);
+      const message = await client.messages.create(params, { signal, ...(headers ? { headers } : {}) });
       return names.result(fromMessage(message, options.id));
     } catch (error) {
       // An abort while the body is read surfaces as whatever fetch threw then; the signal tells the truth.
@@ -61,8 +79,8 @@ export function createAnthropicAdapter(options: AdapterOptions): ModelAdapter {
     const guard = new IdleAbort(signal, idleMs);
     const names = renameFunctions(request, ANTHROPIC_FUNCTION_NAMES);
     try {
-      const params = toWireParams(names.request, options);
-      const response = await client.messages.create({ ...params, stream: true }, { signal: guard.signal }).asResponse();
+      const { params, headers } = wireRequest(names.request, options);
+      const response = await client.messages.create({ ...params, stream: true }, { signal: guard.signal, ...(headers ? { headers } : {}) }).asResponse();
       guard.arm();
       for await (const event of toStreamEvents(messageStreamEvents(response, guard.signal), options.id)) {
         guard.pause();
@@ -76,5 +94,16 @@ export function createAnthropicAdapter(options: AdapterOptions): ModelAdapter {
     }
   }
 
-  return { id: options.id, complete, stream };
+  async function countTokens(request: ChatRequest, signal?: AbortSignal): Promise<number> {
+    const names = renameFunctions(request, ANTHROPIC_FUNCTION_NAMES);
+    try {
+      const { params, headers } = wireRequest(names.request, options);
+      const counted = await client.messages.countTokens(countTokensParams(params), { signal, ...(headers ? { headers } : {}) });
+      return counted.input_tokens;
+    } catch (error) {
+      throw signal?.aborted ? abortedError(options.id, error) : fromAnthropicError(options.id, error);
+    }
+  }
+
+  return { id: options.id, complete, stream, countTokens };
 }

@@ -38,6 +38,9 @@ export function toAssistantBlocks(content: AssistantContent[], origin: string): 
         return reasoningBlocks(block, origin);
       case "tool_call":
         return [toolUseBlock(block)];
+      case "opaque":
+        // A server tool's block goes back only to the provider whose servers ran it.
+        return block.providerData.origin === origin ? [block.providerData.data["block"] as ContentBlockParam] : [];
     }
   });
 }

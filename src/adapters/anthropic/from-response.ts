@@ -1,13 +1,13 @@
 import type { AssistantContent, ChatResult } from "../../core/index.ts";
 import { upstreamProtocolError } from "../http-error.ts";
-import { inputText, redactedResult, textResult, thinkingResult, toolCallResult } from "./result-blocks.ts";
+import { inputText, opaqueResult, redactedResult, textResult, thinkingResult, toolCallResult } from "./result-blocks.ts";
 import { toStopReason } from "./stop-reason.ts";
 import { fromUsage } from "./usage.ts";
 import type { ContentBlock, Message } from "./wire.ts";
 
 /**
  * Server tool blocks (`server_tool_use`, `*_tool_result`, container uploads) ran on Anthropic's
- * side: they are not calls for the gateway or the client to run, so they are not in the result.
+ * side: they are not calls for the gateway or the client to run; they are kept whole (opaque).
  */
 function fromBlock(block: ContentBlock, origin: string): AssistantContent[] {
   switch (block.type) {
@@ -20,7 +20,7 @@ function fromBlock(block: ContentBlock, origin: string): AssistantContent[] {
     case "tool_use":
       return [toolCallResult(block.id, block.name, inputText(block.input))];
     default:
-      return [];
+      return [opaqueResult(block, origin)];
   }
 }
 
@@ -43,6 +43,7 @@ export function fromMessage(message: Message, origin: string): ChatResult {
     model: message.model,
     message: { role: "assistant", content: withTruncatedCall(content, message.stop_reason) },
     stopReason: toStopReason(message.stop_reason),
+    ...(message.stop_sequence ? { stopSequence: message.stop_sequence } : {}),
     usage: fromUsage(message.usage),
   };
 }

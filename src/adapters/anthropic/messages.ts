@@ -16,7 +16,7 @@ export interface WireConversation {
 }
 
 /** One neutral message as a turn; undefined when nothing of it can be sent (system, or emptied). */
-function toTurn(message: Message, origin: string): WireTurn | undefined {
+export function toTurn(message: Message, origin: string): WireTurn | undefined {
   switch (message.role) {
     case "system":
       return undefined;

@@ -2,7 +2,7 @@
  * Anthropic response blocks as neutral content, shared by the plain and the streamed response so
  * that both give the same result.
  */
-import type { ReasoningBlock, TextBlock, ToolCallBlock } from "../../core/index.ts";
+import type { OpaqueBlock, ReasoningBlock, TextBlock, ToolCallBlock } from "../../core/index.ts";
 import { parseToolArguments } from "../tool-arguments.ts";
 
 export const TRUNCATED_CALL_ERROR = "the tool input was cut off before it was complete (the response ended inside the tool call)";
@@ -35,4 +35,12 @@ export function toolCallResult(id: string, name: string, raw: string, truncated 
 /** The input of a non-streamed (or not incrementally streamed) tool_use block as argument text. */
 export function inputText(input: unknown): string {
   return JSON.stringify(input ?? {});
+}
+
+/**
+ * A server tool's block (`server_tool_use`, `web_search_tool_result`, …), whole: it ran on
+ * Anthropic's side and goes back to it as it came, and on to Anthropic-protocol clients.
+ */
+export function opaqueResult(block: object, origin: string): OpaqueBlock {
+  return { type: "opaque", providerData: { origin, data: { block } } };
 }

@@ -6,7 +6,7 @@
 import { emptyUsage, type AssistantContent, type GatewayError, type StreamEvent, type Usage } from "../../core/index.ts";
 import { upstreamProtocolError } from "../http-error.ts";
 import { streamErrorEvent } from "./errors.ts";
-import { inputText, redactedResult, textResult, thinkingResult, toolCallResult } from "./result-blocks.ts";
+import { inputText, opaqueResult, redactedResult, textResult, thinkingResult, toolCallResult } from "./result-blocks.ts";
 import { toStopReason } from "./stop-reason.ts";
 import { applyUsage, withCachedInput } from "./usage.ts";
 import type { Message, RawMessageStreamEvent, WireStreamEvent } from "./wire.ts";
@@ -19,8 +19,8 @@ type OpenBlock =
   | { kind: "thinking"; text: string; signature: string }
   | { kind: "redacted"; data: string }
   | { kind: "tool"; ordinal: number; id: string; name: string; json: string; startInput: unknown }
-  /** Server tool blocks: run on Anthropic's side, not client calls; their deltas are ignored. */
-  | { kind: "server" };
+  /** Server tool blocks: run on Anthropic's side, not client calls; kept whole, with their input as it streams. */
+  | { kind: "server"; block: { [key: string]: unknown }; json: string };
 
 export class StreamAssembler {
   private message: { id: string; model: string } | undefined;
@@ -29,6 +29,7 @@ export class StreamAssembler {
   private readonly content = new Map<number, AssistantContent>();
   private usage: Usage = emptyUsage();
   private stopReason: string | null = null;
+  private stopSequence: string | null = null;
   private toolCalls = 0;
   /** True once `done` was produced. */
   finished = false;
@@ -55,6 +56,7 @@ export class StreamAssembler {
       case "message_delta":
         this.requireMessage(event.type);
         this.stopReason = event.delta.stop_reason ?? this.stopReason;
+        this.stopSequence = event.delta.stop_sequence ?? this.stopSequence;
         this.usage = applyUsage(this.usage, event.usage);
         return [];
       case "message_stop":
@@ -81,6 +83,7 @@ export class StreamAssembler {
       model: message.model,
       message: { role: "assistant" as const, content },
       stopReason: toStopReason(this.stopReason),
+      ...(this.stopSequence ? { stopSequence: this.stopSequence } : {}),
       usage: withCachedInput(this.usage),
     };
     return [...closing, { type: "usage", usage: result.usage }, { type: "done", result }];
@@ -124,7 +127,7 @@ export class StreamAssembler {
         return [{ type: "tool_call_start", index: ordinal, id: block.id, name: block.name }];
       }
       default:
-        this.open.set(event.index, { kind: "server" });
+        this.open.set(event.index, { kind: "server", block: { ...(block as object) }, json: "" });
         return [];
     }
   }
@@ -132,8 +135,12 @@ export class StreamAssembler {
   private onBlockDelta(index: number, delta: BlockDelta): StreamEvent[] {
     const block = this.open.get(index);
     if (!block) throw this.protocolError(`content_block_delta for block ${index}, which is not open`);
+    if (block.kind === "server") {
+      if (delta.type === "input_json_delta") block.json += delta.partial_json;
+      return [];
+    }
     // Citations annotate text; the neutral model has no place for them yet.
-    if (block.kind === "server" || delta.type === "citations_delta") return [];
+    if (delta.type === "citations_delta") return [];
     if (delta.type === "text_delta" && block.kind === "text") {
       block.text += delta.text;
       return delta.text ? [{ type: "text_delta", delta: delta.text }] : [];
@@ -179,8 +186,20 @@ export class StreamAssembler {
         this.content.set(index, call);
         return [{ type: "tool_call_end", index: block.ordinal, call }];
       }
-      case "server":
+      case "server": {
+        if (block.json !== "") block.block["input"] = parseServerInput(block.json);
+        this.content.set(index, opaqueResult(block.block, this.provider));
         return [];
+      }
     }
+  }
+}
+
+/** A server tool's streamed input; kept as text if it does not parse (it goes back as it came). */
+function parseServerInput(json: string): unknown {
+  try {
+    return JSON.parse(json);
+  } catch {
+    return json;
   }
 }

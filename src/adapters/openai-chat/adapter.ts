@@ -65,7 +65,7 @@ export function createOpenAIChatAdapter(options: AdapterOptions, wire: OpenAICha
   const idleMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   // A copy: the request steps are built from it once, and every call must see the same switches.
   const quirks: QuirkSwitches = { ...(wire.quirks ?? PRESETS.openai) };
-  const requestOptions: RequestOptions = { maxTokensField: quirks.maxTokensField, openaiOnlyFields: quirks.openaiOnlyFields };
+  const requestOptions: RequestOptions = { maxTokensField: quirks.maxTokensField, openaiOnlyFields: quirks.openaiOnlyFields, reasoningRequest: quirks.reasoningRequest };
   const exchangeOptions: ExchangeOptions = { provider, quirks, requestQuirks: new RequestQuirks(provider, quirks), requestOptions };
   const exchange = (request: ChatRequest) => new Exchange(request, exchangeOptions);
 

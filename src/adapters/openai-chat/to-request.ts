@@ -18,6 +18,8 @@ export interface RequestOptions {
   maxTokensField?: "as-sent" | "max_tokens" | "max_completion_tokens";
   /** Which of the client's OpenAI-only fields (`openaiFields`) go out, by name; `"*"` (the default) for all. */
   openaiOnlyFields?: readonly string[];
+  /** How reasoning is asked for (the `reasoningRequest` quirk); `reasoning_effort` by default. */
+  reasoningRequest?: "reasoning_effort" | "thinking";
 }
 
 function toTool(tool: ToolDefinition): ChatCompletionFunctionTool {
@@ -62,13 +64,16 @@ function toolFields(request: ChatRequest): Partial<ChatCompletionCreateParamsNon
   };
 }
 
-/** OpenAI's reasoning models (`o3`, `gpt-5`, `codex-mini`, `openai/o4-mini` through a router) refuse `max_tokens` wherever they are served. */
-const REFUSES_MAX_TOKENS = /(^|\/)(o\d|gpt-5|codex-mini)/;
+/**
+ * OpenAI's reasoning models (`o3`, `gpt-5`, `codex-mini`, `openai/o4-mini` through a router):
+ * they refuse `max_tokens` wherever they are served, and take `reasoning_effort`.
+ */
+const OPENAI_REASONING_MODEL = /(^|\/)(o\d|gpt-5|codex-mini)/;
 
 function maxTokensField(request: ChatRequest, option: RequestOptions["maxTokensField"] = "as-sent"): string | undefined {
   if (request.extra && "max_completion_tokens" in request.extra) return undefined;
   const chosen = request.openaiFields?.["max_completion_tokens"] === undefined ? "max_tokens" : "max_completion_tokens";
-  if (option === "as-sent" || (chosen === "max_completion_tokens" && REFUSES_MAX_TOKENS.test(request.model))) return chosen;
+  if (option === "as-sent" || (chosen === "max_completion_tokens" && OPENAI_REASONING_MODEL.test(request.model))) return chosen;
   return option;
 }
 
@@ -82,6 +87,19 @@ function openaiOnlyFields(request: ChatRequest, allowed: readonly string[] = ["*
   return allowed.includes("*") ? fields : Object.fromEntries(Object.entries(fields).filter(([key]) => allowed.includes(key)));
 }
 
+/**
+ * The reasoning asked for, in the provider's field. A request translated from another protocol
+ * (Claude Code asks every model to think) is not sent into a refusal: with `reasoning_effort`,
+ * only to models named like OpenAI's reasoning models.
+ */
+function reasoningFields(request: ChatRequest, field: RequestOptions["reasoningRequest"] = "reasoning_effort"): { [key: string]: unknown } {
+  const effort = request.reasoning?.effort;
+  if (effort === undefined) return {};
+  if (field === "thinking") return { thinking: { type: effort === "none" ? "disabled" : "enabled" } };
+  if (request.reasoning?.translated && !OPENAI_REASONING_MODEL.test(request.model)) return {};
+  return { reasoning_effort: effort };
+}
+
 function samplingFields(request: ChatRequest, options: RequestOptions): Partial<ChatCompletionCreateParamsNonStreaming> {
   const field = maxTokensField(request, options.maxTokensField);
   return {
@@ -92,7 +110,7 @@ function samplingFields(request: ChatRequest, options: RequestOptions): Partial<
     ...(request.stop?.length ? { stop: request.stop } : {}),
     ...(request.seed === undefined ? {} : { seed: request.seed }),
     ...(request.user === undefined ? {} : { user: request.user }),
-    ...(request.reasoning?.effort === undefined ? {} : { reasoning_effort: request.reasoning.effort }),
+    ...reasoningFields(request, options.reasoningRequest),
     ...(request.responseFormat === undefined ? {} : { response_format: toResponseFormat(request.responseFormat) }),
   };
 }

@@ -9,6 +9,7 @@ const openai: Readonly<QuirkSwitches> = {
   stripToolFieldsWithoutTools: true,
   toolChoice: "send",
   maxTokensField: "as-sent",
+  reasoningRequest: "reasoning_effort",
   openaiOnlyFields: ["*"],
   messageNames: true,
   imageDetail: true,
@@ -72,7 +73,7 @@ const local: Readonly<QuirkSwitches> = { ...openai, ...maxTokensOnly, ...penalti
 
 export const PRESETS = {
   openai,
-  zhipu: { ...openai, ...maxTokensOnly, ...noOpenaiExtras, assistantContentString: true, ensureUserMessage: true, toolTypeFunction: true, flattenContent: true },
+  zhipu: { ...openai, ...maxTokensOnly, ...noOpenaiExtras, reasoningRequest: "thinking", assistantContentString: true, ensureUserMessage: true, toolTypeFunction: true, flattenContent: true },
   minimax: { ...openai, ...maxTokensOnly, ...noOpenaiExtras, thinkTags: true, reasoningDetails: true },
   // `deepseek-reasoner` is the thinking mode today (V3.1 and later) and wants its reasoning back
   // like the others; only the R1-era reasoner refused it (replayReasoningExceptModels is for that).

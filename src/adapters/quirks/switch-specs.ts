@@ -19,6 +19,7 @@ export const SWITCH_SPECS: Record<QuirkSwitchName, SwitchSpec> = {
   stripToolFieldsWithoutTools: flag,
   toolChoice: oneOf("send", "omit-auto"),
   maxTokensField: oneOf("as-sent", "max_tokens", "max_completion_tokens"),
+  reasoningRequest: oneOf("reasoning_effort", "thinking"),
   openaiOnlyFields: { kind: "fields" },
   messageNames: flag,
   imageDetail: flag,

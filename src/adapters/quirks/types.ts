@@ -28,6 +28,13 @@ export interface QuirkSwitches {
    */
   maxTokensField: "as-sent" | "max_tokens" | "max_completion_tokens";
   /**
+   * How reasoning is asked for. `reasoning_effort`: OpenAI's field (a request translated from
+   * another protocol's thinking switch goes only to models named like OpenAI's reasoning models,
+   * as others refuse it: "Unrecognized request argument supplied: reasoning_effort").
+   * `thinking`: GLM's `thinking: {"type": "enabled" | "disabled"}`.
+   */
+  reasoningRequest: "reasoning_effort" | "thinking";
+  /**
    * Which of the client's OpenAI-only request fields (`frequency_penalty`, `logit_bias`,
    * `store`, `metadata`, `service_tier`, …) go out, by name; `"*"` for all. Gemini's endpoint
    * refuses unknown ones: `Invalid JSON payload received. Unknown name "store": Cannot find

@@ -5,6 +5,9 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { GatewayError } from "../../core/index.ts";
 import { chatCompletionsDoor } from "../doors/chat-completions/door.ts";
+import { countTokensHandler } from "../doors/messages/count-tokens.ts";
+import { messagesDoor } from "../doors/messages/door.ts";
+import { anthropicErrorFormat } from "../doors/messages/errors.ts";
 import type { ChatDeps } from "../shared/deps.ts";
 import { doorHandler } from "../shared/handler.ts";
 import { apiKeyAuth } from "./auth.ts";
@@ -33,9 +36,23 @@ const requestId: MiddlewareHandler = async (c, next) => {
   c.res.headers.set("x-request-id", id);
 };
 
+/**
+ * Anthropic's protocol on its routes (and on /v1/models when asked in it): errors in its shape,
+ * and its `request-id` header beside ours.
+ */
+const anthropicProtocol: MiddlewareHandler = async (c, next) => {
+  if (!c.req.path.startsWith("/v1/messages") && c.req.header("anthropic-version") === undefined) return next();
+  c.set("errorFormat" as never, anthropicErrorFormat as never);
+  await next();
+  c.res.headers.set("request-id", c.get("requestId" as never) as string);
+};
+
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
   app.use(requestId);
+  // Claude Code's connectivity probe (HEAD), sent without a key.
+  app.get("/api/hello", (c) => c.body(null, 200));
+  app.use("/v1/*", anthropicProtocol);
   const auth = apiKeyAuth(deps.config.gateway.apiKeys, deps.logger);
   if (deps.config.gateway.apiKeys.length === 0) {
     const guard = hostGuard(deps.config);
@@ -45,6 +62,8 @@ export function createApp(deps: AppDeps): Hono {
   // Bodies are read (and capped at gateway.maxBodyBytes) by the routes that take one.
   app.use("/v1/*", auth, gatewayConcurrencyCap(deps.config));
   app.post("/v1/chat/completions", doorHandler(chatCompletionsDoor(deps.config), deps));
+  app.post("/v1/messages", doorHandler(messagesDoor(deps.config, deps.providers), deps));
+  app.post("/v1/messages/count_tokens", countTokensHandler(deps));
   app.get("/v1/models", modelsHandler(deps.config));
   app.get("/v1/models/*", modelHandler(deps.config));
   // Liveness for anyone; server and provider details (errors, stderr tails) only for key holders

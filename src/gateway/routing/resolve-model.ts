@@ -41,12 +41,49 @@ function notFound(name: string, providers: ReadonlyMap<string, ProviderEntry>, a
   );
 }
 
+interface AliasPattern {
+  regex: RegExp;
+  /** Characters that are not wildcards: the more, the more specific the pattern. */
+  literal: number;
+  alias: ModelAliasConfig;
+}
+
+const patternsByAliases = new WeakMap<object, AliasPattern[]>();
+
+/** The aliases whose name holds a `*`, most specific first. */
+function aliasPatterns(aliases: Readonly<Record<string, ModelAliasConfig>>): AliasPattern[] {
+  let patterns = patternsByAliases.get(aliases);
+  if (!patterns) {
+    patterns = Object.entries(aliases)
+      .filter(([name]) => name.includes("*"))
+      .map(([name, alias]) => ({
+        regex: new RegExp(`^${name.split("*").map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`),
+        literal: name.replaceAll("*", "").length,
+        alias,
+      }))
+      .sort((a, b) => b.literal - a.literal);
+    patternsByAliases.set(aliases, patterns);
+  }
+  return patterns;
+}
+
+/**
+ * An alias by exact name; else, for a name that is not `provider/model`, the most specific alias
+ * pattern it matches (`claude-haiku-*` before `claude-*`): the names a client hard-codes (Claude
+ * Code's main and background models) land where the user wants.
+ */
+function findAlias(name: string, providers: ReadonlyMap<string, ProviderEntry>, aliases: Readonly<Record<string, ModelAliasConfig>>): ModelAliasConfig | undefined {
+  if (Object.hasOwn(aliases, name)) return aliases[name];
+  if (splitRef(name, providers)) return undefined;
+  return aliasPatterns(aliases).find((pattern) => pattern.regex.test(name))?.alias;
+}
+
 export function resolveModel(
   name: string,
   providers: ReadonlyMap<string, ProviderEntry>,
   aliases: Readonly<Record<string, ModelAliasConfig>>,
 ): ResolvedModel {
-  const alias = Object.hasOwn(aliases, name) ? aliases[name] : undefined;
+  const alias = findAlias(name, providers, aliases);
   const refs = alias ? [alias.model, ...(alias.fallbacks ?? [])] : [name];
   const resolved = refs.map((ref) => splitRef(ref, providers));
   if (!resolved[0]) throw notFound(name, providers, aliases);

@@ -269,7 +269,7 @@ describe("streamed and non-streamed results agree", () => {
 });
 
 describe("server tool blocks", () => {
-  it("skips server_tool_use (and its input deltas), and stops reading at message_stop", async () => {
+  it("keeps server_tool_use whole as an opaque block (its input from the deltas), not as a call, and stops reading at message_stop", async () => {
     // The recording holds three consecutive messages; the first has text, a client tool_use and a server_tool_use.
     const events = await streamChunks("anthropic-tool-search-deferred-bm25.chunks.txt");
     expect(events.filter((event) => event.type === "tool_call_start")).toEqual([
@@ -277,7 +277,10 @@ describe("server tool blocks", () => {
     ]);
     const result = lastResult(events);
     expect(result.id).toBe("msg_01WUP4eZFC22KbkesuJGqVAw");
-    expect(result.message.content.map((block) => block.type)).toEqual(["text", "tool_call"]);
+    expect(result.message.content.map((block) => block.type)).toEqual(["text", "tool_call", "opaque"]);
+    const server = result.message.content[2] as unknown as { providerData: { origin: string; data: { block: { type: string; input: unknown } } } };
+    expect(server.providerData.data.block.type).toBe("server_tool_use");
+    expect(typeof server.providerData.data.block.input).toBe("object");
     expect(result.message.content[1]).toEqual({
       type: "tool_call",
       id: "toolu_01U8pzAHj2vNdPCA2Kf8JjeN",

@@ -4,8 +4,7 @@
  */
 import type { LoopEvent } from "../../../loop/index.ts";
 import type { Usage } from "../../../core/index.ts";
-import { ArgumentRelay } from "./argument-relay.ts";
-import { argumentText } from "./to-completion.ts";
+import { ArgumentRelay, argumentText } from "../../shared/argument-relay.ts";
 import type { FinishReason } from "./finish-reason.ts";
 import type { GatewayInfo } from "../../shared/gateway-info.ts";
 import { toOpenAIUsage } from "./usage.ts";

@@ -1,6 +1,5 @@
 /** The loop's outcome as a standard `chat.completion` object. */
-import { isDeepStrictEqual } from "node:util";
-import { repairedArgumentText } from "../../../adapters/tool-arguments.ts";
+import { argumentText } from "../../shared/argument-relay.ts";
 import type { AssistantMessage, ToolCallBlock } from "../../../core/index.ts";
 import type { LoopOutcome } from "../../../loop/index.ts";
 import { toFinishReason, type FinishReason } from "./finish-reason.ts";
@@ -40,34 +39,6 @@ export function toOpenAIToolCall(call: ToolCallBlock): OpenAIToolCall {
   return { id: call.id, type: "function", function: { name: call.name, arguments: argumentText(call) } };
 }
 
-/**
- * The model's own argument text when it is valid JSON; the repaired text when jsonrepair had
- * to fix it (jsonrepair's own text, which keeps the model's valid start, so a stream can send
- * that start before the repair is known; the serialized arguments when they differ from it);
- * the broken text itself when it could not be repaired (the client decides, rather than
- * running its tool with `{}`).
- */
-export function argumentText(call: ToolCallBlock): string {
-  if (call.argumentsError !== undefined) return call.rawArguments;
-  if (call.rawArguments.trim() === "") return JSON.stringify(call.arguments);
-  try {
-    JSON.parse(call.rawArguments);
-    return call.rawArguments;
-  } catch {
-    return repairedText(call) ?? JSON.stringify(call.arguments);
-  }
-}
-
-function repairedText(call: ToolCallBlock): string | undefined {
-  const text = repairedArgumentText(call.rawArguments);
-  if (text === undefined) return undefined;
-  try {
-    return isDeepStrictEqual(JSON.parse(text), call.arguments) ? text : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 export function assistantParts(message: AssistantMessage): { text: string; reasoning: string; calls: ToolCallBlock[] } {
   let text = "";
   let reasoning = "";
@@ -75,7 +46,7 @@ export function assistantParts(message: AssistantMessage): { text: string; reaso
   for (const block of message.content) {
     if (block.type === "text") text += block.text;
     else if (block.type === "reasoning") reasoning += block.text;
-    else calls.push(block);
+    else if (block.type === "tool_call") calls.push(block);
   }
   return { text, reasoning, calls };
 }

@@ -9,10 +9,17 @@ interface ModelEntry {
   owned_by: string;
 }
 
-/** Aliases first, then every `provider/model` the config lists. */
+/** An entry in Anthropic's shape, for clients that ask in its protocol (`anthropic-version`). */
+function anthropicEntry(entry: ModelEntry) {
+  return { type: "model", id: entry.id, display_name: entry.id, created_at: new Date(entry.created * 1000).toISOString() };
+}
+
+const asksAnthropic = (c: Context) => c.req.header("anthropic-version") !== undefined;
+
+/** Aliases first (pattern aliases such as `claude-*` are routes, not models), then every `provider/model` the config lists. */
 export function listModels(config: GatewayConfig): ModelEntry[] {
   const created = 0;
-  const aliases = Object.entries(config.models).map(([id, alias]) => ({ id, object: "model" as const, created, owned_by: alias.model.split("/")[0] ?? "gateway" }));
+  const aliases = Object.entries(config.models).filter(([id]) => !id.includes("*")).map(([id, alias]) => ({ id, object: "model" as const, created, owned_by: alias.model.split("/")[0] ?? "gateway" }));
   const direct = Object.values(config.providers).flatMap((provider) =>
     (provider.models ?? []).map((model) => ({ id: `${provider.name}/${model}`, object: "model" as const, created, owned_by: provider.name })),
   );
@@ -20,8 +27,10 @@ export function listModels(config: GatewayConfig): ModelEntry[] {
 }
 
 export function modelsHandler(config: GatewayConfig) {
-  const body = { object: "list", data: listModels(config) };
-  return (c: Context) => c.json(body);
+  const models = listModels(config);
+  const body = { object: "list", data: models };
+  const anthropic = { data: models.map(anthropicEntry), has_more: false, first_id: models[0]?.id ?? null, last_id: models.at(-1)?.id ?? null };
+  return (c: Context) => c.json(asksAnthropic(c) ? anthropic : body);
 }
 
 function safeDecode(text: string): string {
@@ -45,6 +54,6 @@ export function modelHandler(config: GatewayConfig) {
     const provider = slash > 0 ? id.slice(0, slash) : undefined;
     const entry = listed.get(id) ?? (provider !== undefined && slash < id.length - 1 && Object.hasOwn(config.providers, provider) ? { id, object: "model" as const, created: 0, owned_by: provider } : undefined);
     if (!entry) throw GatewayError.notFound(`The model "${id}" does not exist`, "model_not_found", "model");
-    return c.json(entry);
+    return c.json(asksAnthropic(c) ? anthropicEntry(entry) : entry);
   };
 }

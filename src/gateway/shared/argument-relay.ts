@@ -10,7 +10,10 @@
  * Repairs (jsonrepair) keep the valid text they start from, so the final text starts with what
  * was sent; should it not, the client gets the model's own text, as a plain proxy would send.
  */
+import { isDeepStrictEqual } from "node:util";
 import { JSONParser } from "@streamparser/json";
+import { repairedArgumentText } from "../../adapters/tool-arguments.ts";
+import type { ToolCallBlock } from "../../core/index.ts";
 
 const isSpace = (char: string | undefined) => char === " " || char === "\n" || char === "\r" || char === "\t";
 /** Characters of a literal or a number, which the parser judges only once the token ends. */
@@ -117,5 +120,33 @@ export class ArgumentRelay {
     this.sent += rest;
     this.held = "";
     return rest;
+  }
+}
+
+/**
+ * The model's own argument text when it is valid JSON; the repaired text when jsonrepair had
+ * to fix it (jsonrepair's own text, which keeps the model's valid start, so a stream can send
+ * that start before the repair is known; the serialized arguments when they differ from it);
+ * the broken text itself when it could not be repaired (the client decides, rather than
+ * running its tool with `{}`).
+ */
+export function argumentText(call: ToolCallBlock): string {
+  if (call.argumentsError !== undefined) return call.rawArguments;
+  if (call.rawArguments.trim() === "") return JSON.stringify(call.arguments);
+  try {
+    JSON.parse(call.rawArguments);
+    return call.rawArguments;
+  } catch {
+    return repairedText(call) ?? JSON.stringify(call.arguments);
+  }
+}
+
+function repairedText(call: ToolCallBlock): string | undefined {
+  const text = repairedArgumentText(call.rawArguments);
+  if (text === undefined) return undefined;
+  try {
+    return isDeepStrictEqual(JSON.parse(text), call.arguments) ? text : undefined;
+  } catch {
+    return undefined;
   }
 }
