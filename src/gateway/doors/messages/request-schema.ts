@@ -36,7 +36,8 @@ const toolReference = z.looseObject({ type: z.literal("tool_reference"), tool_na
 const KNOWN_BLOCK_TYPES = new Set(["text", "image", "document", "search_result", "tool_reference", "tool_use", "tool_result", "thinking", "redacted_thinking"]);
 
 const otherBlock = z.looseObject({
-  type: z.string().refine((type) => !KNOWN_BLOCK_TYPES.has(type), { message: "this block type is checked by its own rules" }),
+  // Aborting, so that a known type with a bad field reports that field (zod prefers a union member that did not abort).
+  type: z.string().refine((type) => !KNOWN_BLOCK_TYPES.has(type), { message: "this block type is checked by its own rules", abort: true }),
 });
 
 const resultPart = z.union([z.discriminatedUnion("type", [text, image, document, searchResult, toolReference]), otherBlock]);
