@@ -1,0 +1,127 @@
+/**
+ * The doors' stream writers on scripted loop events: the Messages writer keeps Anthropic's
+ * grammar (blocks opened and closed in order, consecutive indexes, a signature before a thinking
+ * block closes, tool input as input_json_delta), and the Chat Completions writer joins the texts
+ * of successive turns with one separator.
+ */
+import { describe, expect, it } from "vitest";
+import { GatewayError, type ReasoningBlock, type ToolCallBlock } from "../../src/core/index.ts";
+import type { LoopEvent, LoopOutcome } from "../../src/loop/index.ts";
+import { ChatCompletionsWriter } from "../../src/gateway/doors/chat-completions/writer.ts";
+import { MessagesWriter } from "../../src/gateway/doors/messages/writer.ts";
+import { gatewaySignature, reasoningFromThinking } from "../../src/gateway/doors/messages/signatures.ts";
+
+const call: ToolCallBlock = { type: "tool_call", id: "toolu_1", name: "lookup", arguments: { q: "x" }, rawArguments: '{"q":"x"}' };
+const reasoning = (text: string, origin: string, signature?: string): ReasoningBlock => ({
+  type: "reasoning",
+  text,
+  ...(signature ? { providerData: { origin, data: { signature } } } : {}),
+});
+
+function outcome(partial: Partial<LoopOutcome> = {}): LoopOutcome {
+  return {
+    stopReason: "stop",
+    message: { role: "assistant", content: [] },
+    newMessages: [],
+    clientToolCalls: [],
+    usage: { inputTokens: 30, outputTokens: 5, cacheReadTokens: 10 },
+    turns: 1,
+    tools: [],
+    last: { id: "x", model: "m", message: { role: "assistant", content: [] }, stopReason: "stop", usage: { inputTokens: 0, outputTokens: 0 } },
+    ...partial,
+  };
+}
+
+/** The SSE frames as (event, data) pairs. */
+function frames(text: string): { event: string; data: Record<string, unknown> }[] {
+  return text
+    .split("\n\n")
+    .filter((frame) => frame !== "")
+    .map((frame) => {
+      const [eventLine, dataLine] = frame.split("\n");
+      return { event: eventLine!.slice("event: ".length), data: JSON.parse(dataLine!.slice("data: ".length)) as Record<string, unknown> };
+    });
+}
+
+function write(events: LoopEvent[], end: LoopOutcome, isAnthropic = (origin: string) => origin === "claude"): string {
+  const writer = new MessagesWriter("msg_1", "model-a", isAnthropic);
+  return writer.open() + events.map((event) => writer.event(event)).join("") + writer.finish(end);
+}
+
+describe("MessagesWriter", () => {
+  it("writes thinking, text and a client tool call as consecutive blocks, then the stop reason and usage", () => {
+    const text = write(
+      [
+        { type: "turn_start", turn: 1 },
+        { type: "reasoning_start" },
+        { type: "reasoning_delta", delta: "Think" },
+        { type: "reasoning_end", block: reasoning("Think", "claude", "sig-abc") },
+        { type: "text_start" },
+        { type: "text_delta", delta: "Hel" },
+        { type: "text_delta", delta: "lo" },
+        { type: "text_end" },
+        { type: "client_tool_call_start", index: 0, id: "toolu_1", name: "lookup" },
+        { type: "client_tool_call_delta", index: 0, delta: '{"q":' },
+        { type: "client_tool_call_delta", index: 0, delta: '"x"}' },
+        { type: "client_tool_call_end", index: 0, call },
+      ],
+      outcome({ stopReason: "client_tools", clientToolCalls: [call] }),
+    );
+    const all = frames(text);
+    expect(all.map((f) => f.event)).toEqual([
+      "message_start", "ping",
+      "content_block_start", "content_block_delta", "content_block_delta", "content_block_stop",
+      "content_block_start", "content_block_delta", "content_block_delta", "content_block_stop",
+      "content_block_start", "content_block_delta", "content_block_delta", "content_block_stop",
+      "message_delta", "message_stop",
+    ]);
+    const starts = all.filter((f) => f.event === "content_block_start").map((f) => [f.data["index"], (f.data["content_block"] as { type: string }).type]);
+    expect(starts).toEqual([[0, "thinking"], [1, "text"], [2, "tool_use"]]);
+    expect(all[4]!.data["delta"]).toEqual({ type: "signature_delta", signature: "sig-abc" });
+    const json = all.filter((f) => (f.data["delta"] as { type?: string } | undefined)?.type === "input_json_delta").map((f) => (f.data["delta"] as { partial_json: string }).partial_json).join("");
+    expect(JSON.parse(json)).toEqual({ q: "x" });
+    expect(all.at(-2)!.data).toMatchObject({ delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { input_tokens: 20, output_tokens: 5, cache_read_input_tokens: 10 } });
+  });
+
+  it("signs another provider's reasoning with the gateway's signature, which decodes back to its provider data", () => {
+    const block: ReasoningBlock = { type: "reasoning", text: "Hmm", providerData: { origin: "minimax", data: { details: [{ id: 1 }] } } };
+    const all = frames(write([{ type: "reasoning_delta", delta: "Hmm" }, { type: "reasoning_end", block }], outcome()));
+    const signature = (all.find((f) => (f.data["delta"] as { type?: string } | undefined)?.type === "signature_delta")!.data["delta"] as { signature: string }).signature;
+    expect(signature).toBe(gatewaySignature(block.providerData));
+    expect(reasoningFromThinking("Hmm", signature)).toEqual(block);
+  });
+
+  it("closes an open block before a new turn, and ends a failed stream with an error event", () => {
+    const writer = new MessagesWriter("msg_1", "m", () => false);
+    const text =
+      writer.open() +
+      writer.event({ type: "text_delta", delta: "first" }) +
+      writer.event({ type: "turn_start", turn: 2 }) +
+      writer.event({ type: "text_delta", delta: "second" }) +
+      writer.fail(new GatewayError("Overloaded", { status: 529, type: "overloaded_error" }));
+    const all = frames(text);
+    expect(all.filter((f) => f.event === "content_block_start").map((f) => f.data["index"])).toEqual([0, 1]);
+    expect(all.filter((f) => f.event === "content_block_stop").map((f) => f.data["index"])).toEqual([0, 1]);
+    expect(all.at(-1)).toEqual({ event: "error", data: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } } });
+  });
+});
+
+describe("ChatCompletionsWriter", () => {
+  it("joins the texts of successive turns with one separator", () => {
+    const writer = new ChatCompletionsWriter({ id: "c1", created: 1 }, "m", false);
+    const text = [
+      { type: "turn_start", turn: 1 },
+      { type: "text_delta", delta: "first" },
+      { type: "turn_start", turn: 2 },
+      { type: "text_delta", delta: "sec" },
+      { type: "text_delta", delta: "ond" },
+    ]
+      .map((event) => writer.event(event as LoopEvent))
+      .join("");
+    const contents = text
+      .split("\n\n")
+      .filter((line) => line.startsWith("data: {"))
+      .map((line) => (JSON.parse(line.slice(6)) as { choices: { delta: { content?: string } }[] }).choices[0]!.delta.content);
+    expect(contents.join("")).toBe("first\n\nsecond");
+  });
+});
