@@ -39,11 +39,31 @@ function stream(res, body, message) {
   res.end(`${out}data: [DONE]\n\n`);
 }
 
+// Anthropic's Messages API: the same short answer, whole or as its event stream.
+const anthropicUsage = { input_tokens: 10, output_tokens: 5 };
+const anthropicMessage = (model, content) => ({ id: "msg_bench", type: "message", role: "assistant", model, content, stop_reason: "end_turn", stop_sequence: null, usage: anthropicUsage });
+
+function anthropic(res, body) {
+  if (!body.stream) {
+    res.writeHead(200, { "content-type": "application/json" });
+    return res.end(JSON.stringify(anthropicMessage(body.model, [{ type: "text", text: SHORT }])));
+  }
+  const event = (data) => `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
+  res.writeHead(200, { "content-type": "text/event-stream" });
+  let out = event({ type: "message_start", message: anthropicMessage(body.model, []) });
+  out += event({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } });
+  for (const word of SHORT.split(" ")) out += event({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: `${word} ` } });
+  out += event({ type: "content_block_stop", index: 0 });
+  out += event({ type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 5 } });
+  res.end(out + event({ type: "message_stop" }));
+}
+
 const server = createServer((req, res) => {
   const chunks = [];
   req.on("data", (c) => chunks.push(c));
   req.on("end", () => {
     const body = JSON.parse(Buffer.concat(chunks).toString() || "{}");
+    if (req.url.startsWith("/v1/messages")) return anthropic(res, body);
     const message = reply(body);
     if (body.stream) return stream(res, body, message);
     res.writeHead(200, { "content-type": "application/json" });

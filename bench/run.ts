@@ -47,7 +47,10 @@ async function startAll(): Promise<{ fake: Running; bare: Running; everything: R
     config,
     JSON.stringify({
       mcpServers: { everything: { type: "http", url: `http://127.0.0.1:${everythingPort}/mcp` } },
-      providers: { fake: { type: "openai", baseURL: `http://127.0.0.1:${fakePort}/v1` } },
+      providers: {
+        fake: { type: "openai", baseURL: `http://127.0.0.1:${fakePort}/v1` },
+        claude: { type: "anthropic", baseURL: `http://127.0.0.1:${fakePort}`, apiKey: "bench" },
+      },
       gateway: { port: gatewayPort, maxConcurrentRequests: 4096, retries: { attempts: 1 } },
     }),
   );
@@ -83,6 +86,29 @@ async function passThrough(fakeUrl: string, gatewayUrl: string, gatewayPid: numb
       results[`throughput_${label}_c${connections}`] = { direct: d, gateway: g };
       rows.push(throughputRow(`${label} req/s, ${connections} conn (p50/p99 ms)`, d, g));
     }
+  }
+}
+
+const messages = (model: string, stream: boolean) => JSON.stringify({ model, stream, max_tokens: 100, messages: [{ role: "user", content: "Say hello" }] });
+const ANTHROPIC_HEADERS = { "x-mcp-servers": "none", "anthropic-version": "2023-06-01" };
+
+/**
+ * The Messages door passing through to an Anthropic upstream, beside the Chat Completions door
+ * passing through to an OpenAI one: added latency and CPU per request of each door, same run.
+ */
+async function messagesDoor(fakePort: number, gatewayPort: number, gatewayPid: number): Promise<void> {
+  const direct = `http://127.0.0.1:${fakePort}/v1/messages`;
+  const via = `http://127.0.0.1:${gatewayPort}/v1/messages`;
+  const d = await sequentialLatency(direct, messages("m", false), 2000, { "anthropic-version": "2023-06-01" });
+  const g = await sequentialLatency(via, messages("claude/m", false), 2000, ANTHROPIC_HEADERS);
+  results.messages_latency_c1 = { direct: d, gateway: g, addedP50Ms: g.p50 - d.p50 };
+  rows.push({ scenario: "/v1/messages latency p50 / p99, 1 conn (ms)", direct: `${f(d.p50)} / ${f(d.p99)}`, gateway: `${f(g.p50)} / ${f(g.p99)}`, ratio: `+${f(g.p50 - d.p50, 3)} ms` });
+  for (const stream of [false, true]) {
+    const label = stream ? "streaming" : "non-streaming";
+    const dt = await throughput(direct, messages("m", stream), 16, SECONDS);
+    const gt = await withCpu(gatewayPid, () => throughput(via, messages("claude/m", stream), 16, SECONDS, ANTHROPIC_HEADERS));
+    results[`messages_throughput_${label}_c16`] = { direct: dt, gateway: gt };
+    rows.push(throughputRow(`/v1/messages ${label} req/s, 16 conn`, dt, gt));
   }
 }
 
@@ -167,7 +193,7 @@ function printTable(): void {
 }
 
 /** BENCH_ONLY=conversations,mcp (names below) runs only those scenarios, on a fresh gateway. */
-const SCENARIOS = ["bare", "passthrough", "long", "mcp", "conversations"] as const;
+const SCENARIOS = ["bare", "passthrough", "messages", "long", "mcp", "conversations"] as const;
 const only = process.env.BENCH_ONLY?.split(",").map((name) => name.trim());
 const wanted = (name: (typeof SCENARIOS)[number]) => only === undefined || only.includes(name);
 
@@ -180,6 +206,7 @@ async function main(): Promise<void> {
   try {
     if (wanted("bare")) await bareProxy(fakeUrl, bare);
     if (wanted("passthrough")) await passThrough(fakeUrl, gatewayUrl, gateway.child.pid!);
+    if (wanted("messages")) await messagesDoor(fake.port, gateway.port, gateway.child.pid!);
     if (wanted("long")) await longStreams(fakeUrl, gatewayUrl, gateway.child.pid!);
     if (wanted("mcp")) await mcpToolCall(everything.port, gateway.port);
     // Peak RSS is the process's high-water mark: after the throughput runs it includes their heap.

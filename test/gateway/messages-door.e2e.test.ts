@@ -113,7 +113,9 @@ describe("one core behind both doors", () => {
     });
     const viaChat = upstream.chatRequests().map((r) => r.body);
     upstream.script(script());
-    await anthropic().messages.create({ model: "fast", max_tokens: 300, temperature: 0.5, stop_sequences: ["END"], system, messages: [{ role: "user", content: question }] });
+    // SDK 1.12 no longer types the sampling parameters; the API still takes them.
+    const params = { model: "fast", max_tokens: 300, temperature: 0.5, stop_sequences: ["END"], system, messages: [{ role: "user", content: question }] };
+    await anthropic().messages.create(params as Anthropic.MessageCreateParamsNonStreaming);
     const viaMessages = upstream.chatRequests().map((r) => r.body);
     expect(viaChat).toHaveLength(2);
     expect(viaMessages).toEqual(viaChat);
