@@ -141,3 +141,53 @@ describe("pass-through to an Anthropic upstream", () => {
     expect(request.body.max_tokens).toBeUndefined();
   });
 });
+
+describe("failures from an Anthropic upstream", () => {
+  it("a 529 keeps its status and retry-after, as an overloaded_error", async () => {
+    upstream.handle((_req, res) => {
+      res.writeHead(529, { "content-type": "application/json", "retry-after": "3" });
+      res.end(JSON.stringify({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }));
+    });
+    const error = await client.messages.create({ model: "claude-x", max_tokens: 100, messages: [{ role: "user", content: "Hi" }] }, { headers: { "x-mcp-servers": "none" } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Anthropic.APIError);
+    const failure = error as InstanceType<typeof Anthropic.APIError>;
+    expect(failure.status).toBe(529);
+    expect(failure.headers?.get("retry-after")).toBe("3");
+    expect(failure.error).toMatchObject({ type: "error", error: { type: "overloaded_error" } });
+  });
+
+  it("an error after the answer started ends the stream with an error event", async () => {
+    upstream.handle((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      const send = (data: object & { type: string }) => res.write(`event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`);
+      send({ type: "message_start", message: { id: "msg_1", type: "message", role: "assistant", model: "m", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } });
+      send({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } });
+      send({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Partial" } });
+      send({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } });
+      res.end();
+    });
+    const response = await fetch(`${gw.url}/v1/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-mcp-servers": "none" },
+      body: JSON.stringify({ model: "claude-x", max_tokens: 100, stream: true, messages: [{ role: "user", content: "Hi" }] }),
+    });
+    expect(response.status).toBe(200);
+    const events = (await response.text()).split("\n\n").filter((f) => f !== "").map((f) => f.split("\n")[0]!.slice("event: ".length));
+    expect(events).toEqual(["message_start", "ping", "content_block_start", "content_block_delta", "content_block_stop", "error"]);
+  });
+
+  it("a client that disconnects mid-stream aborts the upstream request", async () => {
+    let release!: () => void;
+    upstream.script([{ text: "a long answer", hang: new Promise<void>((resolve) => (release = resolve)) }]);
+    const stream = client.messages.stream({ model: "claude-x", max_tokens: 100, messages: [{ role: "user", content: "Hi" }] }, { headers: { "x-mcp-servers": "none" } });
+    const ended = stream.done().then(
+      () => "finished",
+      (error: unknown) => (error instanceof Anthropic.APIUserAbortError ? "aborted" : String(error)),
+    );
+    await new Promise<void>((resolve) => stream.on("text", () => resolve()));
+    stream.abort();
+    expect(await ended).toBe("aborted");
+    await upstream.closed(0);
+    release();
+  });
+});

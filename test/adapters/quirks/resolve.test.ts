@@ -72,7 +72,7 @@ describe("resolveQuirks", () => {
 describe("describeQuirks", () => {
   it("names the preset and what it turns on", () => {
     expect(describeQuirks(resolveQuirks("openai"))).toBe("openai: OpenAI defaults");
-    expect(describeQuirks(resolveQuirks("zhipu"))).toBe("zhipu: maxTokensField=max_tokens, openaiOnlyFields=[], messageNames=false, imageDetail=false, assistantContentString, ensureUserMessage, toolTypeFunction, flattenContent");
+    expect(describeQuirks(resolveQuirks("zhipu"))).toBe("zhipu: maxTokensField=max_tokens, reasoningRequest=thinking, openaiOnlyFields=[], messageNames=false, imageDetail=false, assistantContentString, ensureUserMessage, toolTypeFunction, flattenContent");
     expect(describeQuirks(resolveQuirks("deepseek"))).toBe("deepseek: maxTokensField=max_tokens, openaiOnlyFields=[frequency_penalty, presence_penalty], messageNames=false, imageDetail=false, replayReasoning=tool-turns");
   });
 
