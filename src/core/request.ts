@@ -8,6 +8,13 @@ export interface ToolDefinition {
   /** OpenAI structured-outputs strict mode for this tool. */
   strict?: boolean;
   /**
+   * A freeform tool (OpenAI's custom tools, such as Codex's `apply_patch`): the model writes raw
+   * text, optionally under a grammar, instead of JSON arguments. Protocols that have them send it
+   * as such (`format` as the client gave it); for the others `inputSchema` is an object with one
+   * string property, `input`, and a call's text is `arguments.input` either way.
+   */
+  freeform?: { format?: { [key: string]: unknown } };
+  /**
    * A client tool the model is not offered yet (Anthropic tool search: `defer_loading` until a
    * `tool_reference` loads it). Still the client's: a call to it is handed back to the client.
    */
