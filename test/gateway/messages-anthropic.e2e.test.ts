@@ -159,7 +159,7 @@ describe("failures from an Anthropic upstream", () => {
   it("an error after the answer started ends the stream with an error event", async () => {
     upstream.handle((_req, res) => {
       res.writeHead(200, { "content-type": "text/event-stream" });
-      const send = (data: object & { type: string }) => res.write(`event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`);
+      const send = (data: { type: string; [key: string]: unknown }) => res.write(`event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`);
       send({ type: "message_start", message: { id: "msg_1", type: "message", role: "assistant", model: "m", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } });
       send({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } });
       send({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Partial" } });
