@@ -12,6 +12,7 @@ import { McpHttpEndpoint } from "./mcp-server/http.ts";
 import { McpHub } from "./mcp-server/hub.ts";
 import { buildProviders, type AdapterFactory, type ProviderEntry } from "./routing/providers.ts";
 import { HiddenStepsKeeper, type HiddenSteps } from "./state/hidden-steps.ts";
+import { ResponseStore, type StoredResponse } from "./state/responses.ts";
 import { MemoryStore } from "./state/store.ts";
 
 export interface GatewayOptions {
@@ -110,6 +111,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     // /v1 tool calls are tracked by the MCP hub, so upstream requests they cause never reach an MCP session.
     tools: mcp.outsideTools(pool),
     hiddenSteps,
+    responses: new ResponseStore(new MemoryStore<StoredResponse>()),
     logger,
     health: report,
     retryPolicy: config.gateway.retries,

@@ -91,6 +91,12 @@ export class McpPool {
     return this.current.select(servers);
   }
 
+  /** The server and original name of an exposed tool. */
+  origin(name: string): { server: string; tool: string } | undefined {
+    const entry = this.current.get(name);
+    return entry ? { server: entry.server, tool: entry.tool.name } : undefined;
+  }
+
   /** Name collisions caused by `prefix: ""` (refused at start-up). */
   emptyPrefixCollisions(): ToolNameCollision[] {
     return emptyPrefixCollisions({ names: new Map(), byOriginal: new Map(), collisions: this.nameCollisions });

@@ -8,6 +8,10 @@ import { chatCompletionsDoor } from "../doors/chat-completions/door.ts";
 import { countTokensHandler } from "../doors/messages/count-tokens.ts";
 import { messagesDoor } from "../doors/messages/door.ts";
 import { anthropicErrorFormat } from "../doors/messages/errors.ts";
+import { responsesDoor } from "../doors/responses/door.ts";
+import { storedResponseRoutes } from "../doors/responses/stored.ts";
+import { ResponseStore, type StoredResponse } from "../state/responses.ts";
+import { MemoryStore } from "../state/store.ts";
 import type { ChatDeps } from "../shared/deps.ts";
 import { doorHandler } from "../shared/handler.ts";
 import { apiKeyAuth } from "./auth.ts";
@@ -64,6 +68,12 @@ export function createApp(deps: AppDeps): Hono {
   app.post("/v1/chat/completions", doorHandler(chatCompletionsDoor(deps.config), deps));
   app.post("/v1/messages", doorHandler(messagesDoor(deps.config, deps.providers), deps));
   app.post("/v1/messages/count_tokens", countTokensHandler(deps));
+  const responses = deps.responses ?? new ResponseStore(new MemoryStore<StoredResponse>());
+  const stored = storedResponseRoutes(responses);
+  app.post("/v1/responses", doorHandler(responsesDoor({ config: deps.config, providers: deps.providers, tools: deps.tools, responses }), deps));
+  app.get("/v1/responses/:id", stored.get);
+  app.delete("/v1/responses/:id", stored.delete);
+  app.get("/v1/responses/:id/input_items", stored.inputItems);
   app.get("/v1/models", modelsHandler(deps.config));
   app.get("/v1/models/*", modelHandler(deps.config));
   // Liveness for anyone; server and provider details (errors, stderr tails) only for key holders

@@ -496,6 +496,7 @@ export class McpHub {
   private trackedTools(tools: GatewayTools, session: DownstreamSession | undefined, extra: RequestExtra | undefined): GatewayTools {
     return {
       serverNames: () => tools.serverNames(),
+      ...(tools.origin ? { origin: (name: string) => tools.origin!(name) } : {}),
       select: (servers): ToolSet => {
         const selected = tools.select(servers);
         return {

@@ -3,6 +3,7 @@ import type { GatewayConfig } from "../../core/config/index.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { ProviderEntry } from "../routing/providers.ts";
 import type { HiddenStepsKeeper } from "../state/hidden-steps.ts";
+import type { ResponseStore } from "../state/responses.ts";
 import type { RetryPolicy } from "../routing/retry-policy.ts";
 
 /** The gateway's tools, narrowed per request. */
@@ -11,6 +12,8 @@ export interface GatewayTools {
   serverNames(): string[];
   /** The tools of these servers (all when undefined); a snapshot that stays valid for the request. */
   select(servers: readonly string[] | undefined): ToolSet;
+  /** The server and original name of a gateway tool (for protocols that name them: Responses' `mcp_call`). */
+  origin?(name: string): { server: string; tool: string } | undefined;
 }
 
 /** Everything a chat request needs from the running gateway. */
@@ -19,6 +22,8 @@ export interface ChatDeps {
   providers: ReadonlyMap<string, ProviderEntry>;
   tools: GatewayTools;
   hiddenSteps: HiddenStepsKeeper;
+  /** The Responses API's stored responses (in memory when not given). */
+  responses?: ResponseStore;
   logger: Logger;
   /** Retries of upstream calls (default: DEFAULT_RETRY_POLICY). */
   retryPolicy?: RetryPolicy;

@@ -16,6 +16,8 @@ export interface ParsedRequest {
   /** The neutral request; `model` is filled in by routing. */
   request: Omit<ChatRequest, "model">;
   stream: boolean;
+  /** MCP servers the request itself selects (Responses' `mcp` tools): narrows like `x-mcp-servers`. */
+  mcpServers?: readonly string[];
 }
 
 export interface PreparedRequest<P extends ParsedRequest = ParsedRequest> {
@@ -38,11 +40,16 @@ export interface Door<P extends ParsedRequest> {
   /** How the door's lines read in the log ("chat completion", "messages"). */
   readonly label: string;
   /** The body as the door's request; a GatewayError naming the bad field otherwise. */
-  parse(json: unknown, c: Context): P;
-  /** After routing: fits the request to the provider that answers (leaves out what it cannot take). */
-  fit?(prepared: PreparedRequest<P>): void;
+  parse(json: unknown, c: Context): P | Promise<P>;
+  /**
+   * After routing, before the loop: fits the request to the provider that answers (leaves out
+   * what it cannot take), or does what must happen first (runs the MCP calls a client approved).
+   */
+  fit?(prepared: PreparedRequest<P>, signal: AbortSignal): void | Promise<void>;
   /** The whole answer, not streamed. */
   respond(outcome: LoopOutcome, prepared: PreparedRequest<P>): Answer;
   /** Writes the streamed answer. */
   writer(prepared: PreparedRequest<P>): SseWriter;
+  /** Keeps what the door stores of an answer (Responses' stored responses), before the client sees its end. */
+  remember?(prepared: PreparedRequest<P>, outcome: LoopOutcome, answer: unknown): Promise<void>;
 }

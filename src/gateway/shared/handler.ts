@@ -68,20 +68,24 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
     );
     deadline.unref();
     try {
-      const parsed = door.parse(await readJson(c, limits), c);
+      const parsed = await door.parse(await readJson(c, limits), c);
       const prepared = await prepareRequest(parsed, c.req.header("x-mcp-servers"), tenantOf(c), deps);
-      door.fit?.(prepared);
+      await door.fit?.(prepared, controller.signal);
       if (prepared.warnings.length > 0) log.warn({ requestId, provider: prepared.model.provider.name, warnings: prepared.warnings }, `${door.label}: left out for this provider`);
       const logFields = { requestId, model: prepared.model.requested, provider: prepared.model.provider.name, stream: parsed.stream };
       const headers = { "x-request-id": requestId, ...warningHeaders(prepared) };
       if (parsed.stream) {
+        const writer = door.writer(prepared);
         const handle = await pumpSse({
           loop: startLoop(prepared, deps, true, controller.signal),
-          writer: door.writer(prepared),
+          writer,
           controller,
           headers,
           heartbeatMs: deps.heartbeatMs ?? 10_000,
-          beforeFinish: (outcome) => rememberHiddenSteps(outcome, deps, prepared.tenant),
+          beforeFinish: async (outcome) => {
+            await rememberHiddenSteps(outcome, deps, prepared.tenant);
+            if (door.remember && writer.result) await door.remember(prepared, outcome, writer.result(outcome));
+          },
           ...(deps.scrub ? { scrub: deps.scrub } : {}),
         });
         void handle.finished.then((outcome) => {
@@ -97,6 +101,7 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
       const outcome = step.value;
       await rememberHiddenSteps(outcome, deps, prepared.tenant);
       const answer = door.respond(outcome, prepared);
+      await door.remember?.(prepared, outcome, answer.body);
       clearTimeout(deadline);
       stopWatching();
       log.info({ ...logFields, ms: Math.round(performance.now() - started), stop: outcome.stopReason, turns: outcome.turns, tools: outcome.tools.length, usage: outcome.usage }, door.label);

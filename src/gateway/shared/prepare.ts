@@ -36,6 +36,13 @@ export function selectServers(header: string | undefined, model: ResolvedModel, 
   return names;
 }
 
+/** The servers both selections allow (undefined: no selection, every server). */
+function narrow(a: readonly string[] | undefined, b: readonly string[] | undefined): readonly string[] | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return b.filter((name) => a.includes(name));
+}
+
 function withAliasDefaults(request: ChatRequest, model: ResolvedModel): ChatRequest {
   const alias = model.alias;
   if (!alias) return request;
@@ -60,7 +67,8 @@ export function checkMessageCount(list: unknown, max: number, field: string): vo
 
 export async function prepareRequest<P extends ParsedRequest>(parsed: P, serversHeader: string | undefined, tenant: string, deps: ChatDeps): Promise<PreparedRequest<P>> {
   const model = resolveModel(parsed.model, deps.providers, deps.config.models);
-  const servers = selectServers(serversHeader, model, deps.tools.serverNames());
+  const known = deps.tools.serverNames();
+  const servers = narrow(selectServers(serversHeader, model, known), parsed.mcpServers && selectServers(parsed.mcpServers.join(","), model, known));
   const messages = await deps.hiddenSteps.restore(tenant, parsed.request.messages);
   return {
     tenant,

@@ -24,6 +24,8 @@ export interface SseWriter {
   fail(error: GatewayError): string;
   /** Written while nothing else is (tools running), so proxies and clients keep the connection. */
   readonly heartbeat: string;
+  /** The whole answer the stream amounts to, for doors that store it (built once, before `finish`). */
+  result?(outcome: LoopOutcome): unknown;
 }
 
 export interface PumpOptions {

@@ -32,6 +32,26 @@ export function stepKeys(message: AssistantMessage, options: { calls: boolean; s
   return keys;
 }
 
+/**
+ * A result the spliced steps already hold and the client also sent (Responses clients echo the
+ * `mcp_call` items they were shown): kept once, where the steps put it.
+ */
+function withoutRepeatedResults(messages: Message[]): Message[] {
+  const seen = new Set<string>();
+  const out: Message[] = [];
+  for (const message of messages) {
+    if (message.role !== "tool") {
+      out.push(message);
+      continue;
+    }
+    const content = message.content.filter((block) => !seen.has(block.callId));
+    for (const block of content) seen.add(block.callId);
+    if (content.length === message.content.length) out.push(message);
+    else if (content.length > 0) out.push({ ...message, content });
+  }
+  return out;
+}
+
 export class HiddenStepsKeeper {
   constructor(
     private readonly store: StateStore<HiddenSteps>,
@@ -61,7 +81,7 @@ export class HiddenStepsKeeper {
         out.push(message);
       }
     }
-    return out;
+    return withoutRepeatedResults(out);
   }
 
   private async find(keys: string[]): Promise<HiddenSteps | undefined> {

@@ -1,39 +1,23 @@
 /**
  * Thinking from providers that do not sign it (DeepSeek's `reasoning_content`, `<think>` text,
  * MiniMax's reasoning details) goes to Anthropic clients as `thinking` blocks, which must carry a
- * signature. The gateway's signature holds the provider data the reasoning needs on its way
- * back (none, for most), so when the client returns the block it is restored exactly, with no
- * state kept. Anthropic never sees these: they are taken out of what it is sent.
+ * signature: the gateway's token (../../shared/provider-data-token.ts), holding the provider data
+ * the reasoning needs on its way back. Anthropic never sees these: they are taken out of what it
+ * is sent.
  */
-import type { ProviderData, ReasoningBlock } from "../../../core/index.ts";
-
-const PREFIX = "mcpgw1.";
+import type { ReasoningBlock } from "../../../core/index.ts";
+import { decodeProviderData, encodeProviderData, isGatewayToken } from "../../shared/provider-data-token.ts";
 
 /** Where a client's Anthropic-made thinking came from: not a provider name (those hold no ':'). */
 export const CLIENT_ORIGIN = "client:anthropic-messages";
 
-export function isGatewaySignature(signature: string): boolean {
-  return signature.startsWith(PREFIX);
-}
-
-export function gatewaySignature(providerData: ProviderData | undefined): string {
-  return PREFIX + Buffer.from(JSON.stringify(providerData ?? null)).toString("base64url");
-}
-
-function decode(signature: string): ProviderData | undefined {
-  try {
-    const value = JSON.parse(Buffer.from(signature.slice(PREFIX.length), "base64url").toString("utf8")) as unknown;
-    const data = value as ProviderData | null;
-    return data && typeof data.origin === "string" && typeof data.data === "object" && data.data !== null ? data : undefined;
-  } catch {
-    return undefined;
-  }
-}
+export const isGatewaySignature = isGatewayToken;
+export const gatewaySignature = encodeProviderData;
 
 /** A client's thinking block as neutral reasoning: the gateway's own signature decoded, Anthropic's kept. */
 export function reasoningFromThinking(text: string, signature: string): ReasoningBlock {
   if (!isGatewaySignature(signature)) return { type: "reasoning", text, providerData: { origin: CLIENT_ORIGIN, data: { signature } } };
-  const providerData = decode(signature);
+  const providerData = decodeProviderData(signature);
   return { type: "reasoning", text, ...(providerData ? { providerData } : {}) };
 }
 

@@ -1,0 +1,227 @@
+/**
+ * The streamed Responses answer: the semantic event set with a `sequence_number` on each —
+ * `response.created`, `response.in_progress`, per item `response.output_item.added` … `.done`
+ * (with the reasoning summary, content part, output text, function-call argument, custom tool
+ * input and MCP call events between), then `response.completed` (or `.incomplete`); a failure
+ * after the first byte is an `error` event and `response.failed`, so a client always sees the
+ * stream end properly. The items it streams are the items of the final response object.
+ */
+import type { GatewayError, ReasoningBlock, ToolCallBlock } from "../../../core/index.ts";
+import type { LoopEvent, LoopOutcome } from "../../../loop/index.ts";
+import { ArgumentRelay, argumentText } from "../../shared/argument-relay.ts";
+import type { SseWriter } from "../../shared/sse-pump.ts";
+import { clientCallItem, mcpCallItem, messageItem, newId, reasoningItem, type ItemContext, type OutputItem } from "./output-items.ts";
+import { responseObject, statusOf, type ResponseHead } from "./response-object.ts";
+
+type Open =
+  | { kind: "reasoning"; index: number; id: string; text: string }
+  | { kind: "text"; index: number; id: string; text: string }
+  | { kind: "call"; index: number; id: string; relay: ArgumentRelay };
+
+export class ResponsesWriter implements SseWriter {
+  readonly heartbeat = ": keep-alive\n\n";
+  private sequence = 0;
+  private readonly items: OutputItem[] = [];
+  private current: Open | undefined;
+  /** Client calls in flight, by the loop's index. */
+  private readonly calls = new Map<number, Open & { kind: "call" }>();
+  /** MCP calls in flight, by call id: their output index and item id. */
+  private readonly mcp = new Map<string, { index: number; id: string }>();
+  private final: { [key: string]: unknown } | undefined;
+
+  constructor(
+    private readonly head: ResponseHead,
+    private readonly context: ItemContext,
+    /** Items that open the output before the loop's (mcp_list_tools, approved MCP calls). */
+    private readonly leading: OutputItem[],
+  ) {}
+
+  open(): string {
+    const created = responseObject(this.head, [], { status: "in_progress" });
+    let out = this.emit("response.created", { response: created }) + this.emit("response.in_progress", { response: created });
+    for (const item of this.leading) out += this.whole(item);
+    return out;
+  }
+
+  event(event: LoopEvent): string {
+    switch (event.type) {
+      case "turn_start":
+        return this.closeOpen();
+      case "reasoning_delta":
+        return this.reasoningDelta(event.delta);
+      case "reasoning_end":
+        return this.reasoningEnd(event.block);
+      case "text_delta":
+        return this.textDelta(event.delta);
+      case "text_end":
+        return this.closeOpen();
+      case "client_tool_call_start":
+        return this.callStart(event.index, event.id, event.name);
+      case "client_tool_call_delta":
+        return this.callDelta(event.index, event.delta);
+      case "client_tool_call_end":
+        return this.callEnd(event.index, event.call);
+      case "tool_start":
+        return this.mcpStart(event.call);
+      case "tool_end":
+        return this.mcpEnd(event.call, event.result);
+      default:
+        return "";
+    }
+  }
+
+  /** The final response object: built once, the same for the stream's last event and the store. */
+  result(outcome: LoopOutcome): { [key: string]: unknown } {
+    this.final ??= responseObject(this.head, this.items, { ...statusOf(outcome), outcome });
+    return this.final;
+  }
+
+  finish(outcome: LoopOutcome): string {
+    const closing = this.closeOpen();
+    const response = this.result(outcome);
+    return closing + this.emit(response["status"] === "incomplete" ? "response.incomplete" : "response.completed", { response });
+  }
+
+  fail(error: GatewayError): string {
+    const code = error.code ?? error.type;
+    const response = responseObject(this.head, this.items, { status: "failed", error: { code, message: error.message } });
+    return this.closeOpen() + this.emit("error", { code, message: error.message, param: error.param ?? null }) + this.emit("response.failed", { response });
+  }
+
+  private emit(type: string, fields: object): string {
+    return `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: this.sequence++, ...fields })}\n\n`;
+  }
+
+  private added(item: OutputItem): number {
+    this.items.push(item);
+    const index = this.items.length - 1;
+    return index;
+  }
+
+  /** An item that has no deltas: added and done at once. */
+  private whole(item: OutputItem): string {
+    const index = this.added(item);
+    return this.emit("response.output_item.added", { output_index: index, item }) + this.emit("response.output_item.done", { output_index: index, item });
+  }
+
+  private reasoningDelta(delta: string): string {
+    let out = "";
+    if (this.current?.kind !== "reasoning") {
+      out += this.closeOpen();
+      const id = newId("rs");
+      const index = this.added({ type: "reasoning", id, summary: [] });
+      this.current = { kind: "reasoning", index, id, text: "" };
+      out += this.emit("response.output_item.added", { output_index: index, item: { type: "reasoning", id, summary: [] } });
+      out += this.emit("response.reasoning_summary_part.added", { item_id: id, output_index: index, summary_index: 0, part: { type: "summary_text", text: "" } });
+    }
+    this.current.text += delta;
+    return out + this.emit("response.reasoning_summary_text.delta", { item_id: this.current.id, output_index: this.current.index, summary_index: 0, delta });
+  }
+
+  private reasoningEnd(block: ReasoningBlock): string {
+    if (this.current?.kind !== "reasoning") {
+      if (block.text === "" && !block.providerData) return "";
+      return this.closeOpen() + this.whole(reasoningItem(block, this.context));
+    }
+    const { index, id, text } = this.current;
+    this.current = undefined;
+    const item = reasoningItem(block, this.context, id);
+    this.items[index] = item;
+    return (
+      this.emit("response.reasoning_summary_text.done", { item_id: id, output_index: index, summary_index: 0, text }) +
+      this.emit("response.reasoning_summary_part.done", { item_id: id, output_index: index, summary_index: 0, part: { type: "summary_text", text } }) +
+      this.emit("response.output_item.done", { output_index: index, item })
+    );
+  }
+
+  private textDelta(delta: string): string {
+    let out = "";
+    if (this.current?.kind !== "text") {
+      out += this.closeOpen();
+      const id = newId("msg");
+      const item = { type: "message", id, status: "in_progress", role: "assistant", content: [] };
+      const index = this.added(item);
+      this.current = { kind: "text", index, id, text: "" };
+      out += this.emit("response.output_item.added", { output_index: index, item });
+      out += this.emit("response.content_part.added", { item_id: id, output_index: index, content_index: 0, part: { type: "output_text", text: "", annotations: [], logprobs: [] } });
+    }
+    this.current.text += delta;
+    return out + this.emit("response.output_text.delta", { item_id: this.current.id, output_index: this.current.index, content_index: 0, delta, logprobs: [] });
+  }
+
+  /** Ends an open reasoning or text item (a reasoning item without its end event keeps what it streamed). */
+  private closeOpen(): string {
+    const open = this.current;
+    if (!open || open.kind === "call") return "";
+    this.current = undefined;
+    if (open.kind === "reasoning") return this.reasoningEnd({ type: "reasoning", text: open.text });
+    const item = messageItem(open.text, open.id);
+    this.items[open.index] = item;
+    const part = (item["content"] as object[])[0];
+    return (
+      this.emit("response.output_text.done", { item_id: open.id, output_index: open.index, content_index: 0, text: open.text, logprobs: [] }) +
+      this.emit("response.content_part.done", { item_id: open.id, output_index: open.index, content_index: 0, part }) +
+      this.emit("response.output_item.done", { output_index: open.index, item })
+    );
+  }
+
+  private callStart(loopIndex: number, callId: string, name: string): string {
+    const placeholder: ToolCallBlock = { type: "tool_call", id: callId, name, arguments: {}, rawArguments: "" };
+    const item = clientCallItem(placeholder, this.context);
+    if (!item) return "";
+    const out = this.closeOpen();
+    const started = item.type === "function_call" ? { ...item, arguments: "", status: "in_progress" } : item.type === "custom_tool_call" ? { ...item, input: "" } : item;
+    const index = this.added(started);
+    this.calls.set(loopIndex, { kind: "call", index, id: item.id, relay: new ArgumentRelay() });
+    return out + this.emit("response.output_item.added", { output_index: index, item: started });
+  }
+
+  private callDelta(loopIndex: number, delta: string): string {
+    const call = this.calls.get(loopIndex);
+    if (!call || this.items[call.index]?.type !== "function_call") return "";
+    const text = call.relay.push(delta);
+    return text === "" ? "" : this.emit("response.function_call_arguments.delta", { item_id: call.id, output_index: call.index, delta: text });
+  }
+
+  private callEnd(loopIndex: number, finished: ToolCallBlock): string {
+    const call = this.calls.get(loopIndex);
+    if (!call) return "";
+    const item = clientCallItem(finished, this.context, call.id)!;
+    this.items[call.index] = item;
+    let out = "";
+    if (item.type === "function_call") {
+      const rest = call.relay.finish(argumentText(finished));
+      if (rest !== "") out += this.emit("response.function_call_arguments.delta", { item_id: call.id, output_index: call.index, delta: rest });
+      out += this.emit("response.function_call_arguments.done", { item_id: call.id, output_index: call.index, arguments: item["arguments"] });
+    } else if (item.type === "custom_tool_call") {
+      out += this.emit("response.custom_tool_call_input.delta", { item_id: call.id, output_index: call.index, delta: item["input"] });
+      out += this.emit("response.custom_tool_call_input.done", { item_id: call.id, output_index: call.index, input: item["input"] });
+    }
+    return out + this.emit("response.output_item.done", { output_index: call.index, item });
+  }
+
+  private mcpStart(call: ToolCallBlock): string {
+    const out = this.closeOpen();
+    const item = mcpCallItem({ call, result: { type: "tool_result", callId: call.id, content: [], isError: false } }, this.context);
+    const started = { ...item, output: null, error: null, status: "in_progress" };
+    const index = this.added(started);
+    this.mcp.set(call.id, { index, id: item.id });
+    const ids = { item_id: item.id, output_index: index };
+    return (
+      out +
+      this.emit("response.output_item.added", { output_index: index, item: started }) +
+      this.emit("response.mcp_call.in_progress", ids) +
+      this.emit("response.mcp_call_arguments.delta", { ...ids, delta: item["arguments"] }) +
+      this.emit("response.mcp_call_arguments.done", { ...ids, arguments: item["arguments"] })
+    );
+  }
+
+  private mcpEnd(call: ToolCallBlock, result: Parameters<typeof mcpCallItem>[0]["result"]): string {
+    const started = this.mcp.get(call.id);
+    if (!started) return "";
+    const item = mcpCallItem({ call, result }, this.context, started.id);
+    this.items[started.index] = item;
+    const ids = { item_id: started.id, output_index: started.index };
+    return this.emit(result.isError ? "response.mcp_call.failed" : "response.mcp_call.completed", ids) + this.emit("response.output_item.done", { output_index: started.index, item });
+  }
+}
