@@ -1,4 +1,4 @@
-import type { AssistantMessage, ReasoningBlock, ToolCallBlock } from "./content.ts";
+import type { AssistantMessage, ProviderData, ReasoningBlock, ToolCallBlock } from "./content.ts";
 
 export interface Usage {
   /** Every input token, cached ones included (OpenAI `prompt_tokens` semantics). */
@@ -38,7 +38,7 @@ export type StreamEvent =
   | { type: "reasoning_delta"; delta: string }
   | { type: "reasoning_end"; block: ReasoningBlock }
   /** `index` is the call's position among the message's tool calls (0, 1, …), not a wire index. */
-  | { type: "tool_call_start"; index: number; id: string; name: string }
+  | { type: "tool_call_start"; index: number; id: string; name: string; providerData?: ProviderData }
   | { type: "tool_call_delta"; index: number; id: string; delta: string }
   | { type: "tool_call_end"; index: number; call: ToolCallBlock }
   | { type: "usage"; usage: Usage }

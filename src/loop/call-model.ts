@@ -44,7 +44,7 @@ export async function* callModel(
         if (clientToolNames.has(event.name)) {
           const index = state.clientCallCount++;
           clientIndexByUpstream.set(event.index, index);
-          yield { type: "client_tool_call_start", index, id: event.id, name: event.name };
+          yield { type: "client_tool_call_start", index, id: event.id, name: event.name, ...(event.providerData ? { providerData: event.providerData } : {}) };
         }
         break;
       case "tool_call_delta": {

@@ -5,6 +5,7 @@ import type {
   ChatResult,
   GatewayError,
   Message,
+  ProviderData,
   ReasoningBlock,
   SchemaTarget,
   ToolCallBlock,
@@ -62,7 +63,7 @@ export type LoopEvent =
   | { type: "reasoning_delta"; delta: string }
   | { type: "reasoning_end"; block: ReasoningBlock }
   /** A streamed client tool call opening (MCP calls are never surfaced as tool calls). */
-  | { type: "client_tool_call_start"; index: number; id: string; name: string }
+  | { type: "client_tool_call_start"; index: number; id: string; name: string; providerData?: ProviderData }
   | { type: "client_tool_call_delta"; index: number; delta: string }
   /** The streamed client tool call, complete: its arguments parsed (and repaired, if need be). */
   | { type: "client_tool_call_end"; index: number; call: ToolCallBlock }

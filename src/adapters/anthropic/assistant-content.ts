@@ -25,8 +25,10 @@ function reasoningBlocks(block: ReasoningBlock, origin: string): ContentBlockPar
 }
 
 /** `input` is the parsed arguments object: Anthropic rejects a string ("Input should be a valid dictionary"). */
-function toolUseBlock(block: ToolCallBlock): ToolUseBlockParam {
-  return { type: "tool_use", id: toAnthropicToolId(block.id), name: block.name, input: block.arguments };
+function toolUseBlock(block: ToolCallBlock, origin: string): ToolUseBlockParam {
+  // Fields Anthropic gave the call (`caller`) go back to it as they came.
+  const fields = block.providerData?.origin === origin ? (block.providerData.data["fields"] as object | undefined) : undefined;
+  return { ...fields, type: "tool_use", id: toAnthropicToolId(block.id), name: block.name, input: block.arguments };
 }
 
 export function toAssistantBlocks(content: AssistantContent[], origin: string): ContentBlockParam[] {
@@ -37,7 +39,7 @@ export function toAssistantBlocks(content: AssistantContent[], origin: string): 
       case "reasoning":
         return reasoningBlocks(block, origin);
       case "tool_call":
-        return [toolUseBlock(block)];
+        return [toolUseBlock(block, origin)];
       case "opaque":
         // A server tool's block goes back only to the provider whose servers ran it.
         return block.providerData.origin === origin ? [block.providerData.data["block"] as ContentBlockParam] : [];

@@ -1,6 +1,6 @@
 import type { AssistantContent, ChatResult } from "../../core/index.ts";
 import { upstreamProtocolError } from "../http-error.ts";
-import { inputText, opaqueResult, redactedResult, textResult, thinkingResult, toolCallResult } from "./result-blocks.ts";
+import { inputText, opaqueResult, redactedResult, textResult, thinkingResult, toolCallResult, toolUseExtras } from "./result-blocks.ts";
 import { toStopReason } from "./stop-reason.ts";
 import { fromUsage } from "./usage.ts";
 import type { ContentBlock, Message } from "./wire.ts";
@@ -18,7 +18,7 @@ function fromBlock(block: ContentBlock, origin: string): AssistantContent[] {
     case "redacted_thinking":
       return [redactedResult(block.data, origin)];
     case "tool_use":
-      return [toolCallResult(block.id, block.name, inputText(block.input))];
+      return [toolCallResult(block.id, block.name, inputText(block.input), false, toolUseExtras(block, origin))];
     default:
       return [opaqueResult(block, origin)];
   }

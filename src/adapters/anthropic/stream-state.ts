@@ -3,10 +3,10 @@
  * Every event type is handled; anything out of protocol (a delta for a block that is not open, a
  * delta of the wrong kind, content before message_start) is an upstream protocol error.
  */
-import { emptyUsage, type AssistantContent, type GatewayError, type StreamEvent, type Usage } from "../../core/index.ts";
+import { emptyUsage, type AssistantContent, type GatewayError, type ProviderData, type StreamEvent, type Usage } from "../../core/index.ts";
 import { upstreamProtocolError } from "../http-error.ts";
 import { streamErrorEvent } from "./errors.ts";
-import { inputText, opaqueResult, redactedResult, textResult, thinkingResult, toolCallResult } from "./result-blocks.ts";
+import { inputText, opaqueResult, redactedResult, textResult, thinkingResult, toolCallResult, toolUseExtras } from "./result-blocks.ts";
 import { toStopReason } from "./stop-reason.ts";
 import { applyUsage, withCachedInput } from "./usage.ts";
 import type { Message, RawMessageStreamEvent, WireStreamEvent } from "./wire.ts";
@@ -18,7 +18,7 @@ type OpenBlock =
   | { kind: "text"; text: string }
   | { kind: "thinking"; text: string; signature: string }
   | { kind: "redacted"; data: string }
-  | { kind: "tool"; ordinal: number; id: string; name: string; json: string; startInput: unknown }
+  | { kind: "tool"; ordinal: number; id: string; name: string; json: string; startInput: unknown; extras: ProviderData | undefined }
   /** Server tool blocks: run on Anthropic's side, not client calls; kept whole, with their input as it streams. */
   | { kind: "server"; block: { [key: string]: unknown }; json: string };
 
@@ -123,8 +123,9 @@ export class StreamAssembler {
         return [{ type: "reasoning_start" }];
       case "tool_use": {
         const ordinal = this.toolCalls++;
-        this.open.set(event.index, { kind: "tool", ordinal, id: block.id, name: block.name, json: "", startInput: block.input });
-        return [{ type: "tool_call_start", index: ordinal, id: block.id, name: block.name }];
+        const extras = toolUseExtras(block, this.provider);
+        this.open.set(event.index, { kind: "tool", ordinal, id: block.id, name: block.name, json: "", startInput: block.input, extras });
+        return [{ type: "tool_call_start", index: ordinal, id: block.id, name: block.name, ...(extras ? { providerData: extras } : {}) }];
       }
       default:
         this.open.set(event.index, { kind: "server", block: { ...(block as object) }, json: "" });
@@ -182,7 +183,7 @@ export class StreamAssembler {
       case "tool": {
         // Input arrives as partial_json; a server that sends it whole in content_block_start sends no deltas.
         const raw = block.json !== "" ? block.json : inputText(block.startInput);
-        const call = toolCallResult(block.id, block.name, raw, truncated);
+        const call = toolCallResult(block.id, block.name, raw, truncated, block.extras);
         this.content.set(index, call);
         return [{ type: "tool_call_end", index: block.ordinal, call }];
       }

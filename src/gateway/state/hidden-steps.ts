@@ -52,6 +52,18 @@ function withoutRepeatedResults(messages: Message[]): Message[] {
   return out;
 }
 
+/**
+ * The stored steps in place of the client's copy. When nothing was hidden (one assistant turn,
+ * only client calls), the stored turn still carries the provider data a client may have dropped
+ * (thought signatures), and the client's own copy, if it kept one, rides along for a provider of
+ * its protocol (the Messages door's pass-through sends it unchanged).
+ */
+function spliced(steps: Message[], sent: Message): Message[] {
+  const only = steps.length === 1 ? steps[0] : undefined;
+  if (only?.role === "assistant" && sent.role === "assistant" && sent.passthrough) return [{ ...only, passthrough: sent.passthrough }];
+  return steps;
+}
+
 export class HiddenStepsKeeper {
   constructor(
     private readonly store: StateStore<HiddenSteps>,
@@ -74,7 +86,7 @@ export class HiddenStepsKeeper {
     for (const message of history) {
       const keys = message.role === "assistant" ? stepKeys(message, { calls: true, signatures: true }) : [];
       const entry = keys.length === 0 ? undefined : await this.find(keys.map((key) => `${tenant}:${key}`));
-      if (entry) out.push(...entry.messages);
+      if (entry) out.push(...spliced(entry.messages, message));
       else {
         const calls = message.role === "assistant" ? stepKeys(message, { calls: true, signatures: false }) : [];
         if (calls.length > 0) this.logger.warn({ toolCallIds: calls }, "no stored steps for these tool calls (expired, or not from this gateway); using the history as sent");

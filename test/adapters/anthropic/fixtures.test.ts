@@ -17,6 +17,9 @@ import { replyWith, startFakeAnthropic } from "../../helpers/anthropic-rules.ts"
 import { TRUNCATED_CALL_ERROR } from "../../../src/adapters/anthropic/result-blocks.ts";
 import { adapterAt, collect, eventTypes, lastResult, PROVIDER, request, userText } from "./support.ts";
 
+/** What a tool call carries when Anthropic's tool_use had `caller: {type: "direct"}`: kept to go back as it came. */
+const DIRECT = { providerData: { origin: "anthropic", data: { fields: { caller: { type: "direct" } } } } };
+
 let server: FakeUpstream;
 let body: { json?: unknown; sse?: string } = {};
 const serveBody: Handler = (req, res) => (req.body?.stream ? sendSse(res, body.sse ?? "") : sendJson(res, 200, body.json));
@@ -165,7 +168,7 @@ describe("tool calls", () => {
       expect(result.id).toBe("msg_019Q1hrJbZG26Fb9BQhrkHEr");
       expect(result.message.content).toEqual([
         { type: "text", text: "I'll check the current weather in Paris for you." },
-        { type: "tool_call", id: "toolu_01NRLabsLyVHZPKxbKvkfSMn", name: "get_weather", arguments: { location: "Paris" }, rawArguments: '{"location": "Paris"}' },
+        { type: "tool_call", id: "toolu_01NRLabsLyVHZPKxbKvkfSMn", name: "get_weather", arguments: { location: "Paris" }, rawArguments: '{"location": "Paris"}', ...DIRECT },
       ]);
       expect(result.stopReason).toBe("tool_calls");
       expect(result.usage).toEqual({ inputTokens: 377, outputTokens: 65, cacheReadTokens: 0, cacheWriteTokens: 0 });
@@ -273,7 +276,7 @@ describe("server tool blocks", () => {
     // The recording holds three consecutive messages; the first has text, a client tool_use and a server_tool_use.
     const events = await streamChunks("anthropic-tool-search-deferred-bm25.chunks.txt");
     expect(events.filter((event) => event.type === "tool_call_start")).toEqual([
-      { type: "tool_call_start", index: 0, id: "toolu_01U8pzAHj2vNdPCA2Kf8JjeN", name: "readNoteTree" },
+      { type: "tool_call_start", index: 0, id: "toolu_01U8pzAHj2vNdPCA2Kf8JjeN", name: "readNoteTree", ...DIRECT },
     ]);
     const result = lastResult(events);
     expect(result.id).toBe("msg_01WUP4eZFC22KbkesuJGqVAw");
@@ -287,6 +290,7 @@ describe("server tool blocks", () => {
       name: "readNoteTree",
       arguments: { noteId: "d10aa585-982b-4bd9-984e-420f9b3717f7" },
       rawArguments: '{"noteId": "d10aa585-982b-4bd9-984e-420f9b3717f7"}',
+      ...DIRECT,
     });
     expect(result.stopReason).toBe("tool_calls");
     expect(result.usage).toEqual({ inputTokens: 879, outputTokens: 177, cacheReadTokens: 0, cacheWriteTokens: 0 });

@@ -10,6 +10,9 @@ import { anthropicHandler, anthropicRequestError } from "../../helpers/anthropic
 import type { ChatRequest, Message, ToolDefinition } from "../../../src/core/index.ts";
 import { adapterAt, collect, completeError, lastResult, request, streamError, userText } from "./support.ts";
 
+/** What a tool call carries when Anthropic's tool_use had `caller: {type: "direct"}`: kept to go back as it came. */
+const DIRECT = { providerData: { origin: "anthropic", data: { fields: { caller: { type: "direct" } } } } };
+
 interface Exchange {
   request: { method: string; url: string; headers: Record<string, string>; body: any };
   response: { status_code: number; headers: Record<string, string>; body: any };
@@ -46,7 +49,9 @@ async function replay(recorded: Exchange[]): Promise<FakeUpstream> {
 
 /**
  * The part of a body the conversion decides. The Python SDK echoes each response block verbatim,
- * so its tool_use blocks carry `caller: {type:"direct"}`, the API default the adapter leaves out.
+ * so its tool_use blocks carry `caller: {type:"direct"}`. The adapter sends it back too when the
+ * call came from this provider's response (provider data), not for calls made elsewhere: it is
+ * compared without it.
  */
 function conversionPart(body: any) {
   const messages = structuredClone(body.messages).map((message: any) => {
@@ -104,8 +109,9 @@ describe("555fb399: streamed tool loop", () => {
       name: "get_weather",
       arguments: { location: "San Francisco, CA", units: "f" },
       rawArguments: '{"location": "San Francisco, CA", "units": "f"}',
+      ...DIRECT,
     };
-    expect(first).toContainEqual({ type: "tool_call_start", index: 0, id: call.id, name: call.name });
+    expect(first).toContainEqual({ type: "tool_call_start", index: 0, id: call.id, name: call.name, ...DIRECT });
     expect(first.filter((event) => event.type === "tool_call_delta").map((event) => (event.type === "tool_call_delta" ? event.delta : ""))).toEqual([
       '{"',
       "loca",
@@ -155,6 +161,7 @@ describe("b38bbf6c: non-streamed tool loop", () => {
             name: "get_weather",
             arguments: { location: "San Francisco, CA", units: "f" },
             rawArguments: '{"location":"San Francisco, CA","units":"f"}',
+            ...DIRECT,
           },
         ],
       },
@@ -188,6 +195,7 @@ describe("e075a6c2: sequential tool use with text before each call", () => {
         name: "get_weather",
         arguments: { location: "San Francisco, CA", units: "f" },
         rawArguments: '{"location":"San Francisco, CA","units":"f"}',
+        ...DIRECT,
       },
     ]);
 
@@ -201,6 +209,7 @@ describe("e075a6c2: sequential tool use with text before each call", () => {
         name: "get_weather",
         arguments: { location: "New York, NY", units: "f" },
         rawArguments: '{"location":"New York, NY","units":"f"}',
+        ...DIRECT,
       },
     ]);
     expect(turn2.stopReason).toBe("tool_calls");

@@ -4,7 +4,7 @@
  * kind, never merged, so each thinking block keeps the signature it was made with. The MCP
  * calls the gateway ran are not among them.
  */
-import type { ReasoningBlock } from "../../../core/index.ts";
+import type { ProviderData, ReasoningBlock } from "../../../core/index.ts";
 import type { LoopOutcome } from "../../../loop/index.ts";
 import { redactedDataFor, signatureFor } from "./signatures.ts";
 
@@ -24,6 +24,11 @@ export function thinkingOut(block: ReasoningBlock, isAnthropic: IsAnthropic): Th
   return { type: "thinking", thinking: block.text, signature: signatureFor(block, isAnthropic) };
 }
 
+/** A tool call's fields from Anthropic beyond id, name and input (`caller`): for Anthropic clients, as they came. */
+export function anthropicFields(providerData: ProviderData | undefined, isAnthropic: IsAnthropic): object {
+  return providerData && isAnthropic(providerData.origin) ? ((providerData.data["fields"] as object | undefined) ?? {}) : {};
+}
+
 export function answerBlocks(outcome: LoopOutcome, isAnthropic: IsAnthropic): AnswerBlock[] {
   const clientCalls = new Set(outcome.clientToolCalls.map((call) => call.id));
   const blocks: AnswerBlock[] = [];
@@ -38,7 +43,7 @@ export function answerBlocks(outcome: LoopOutcome, isAnthropic: IsAnthropic): An
           if (block.text !== "") blocks.push({ type: "text", text: block.text });
           break;
         case "tool_call":
-          if (clientCalls.has(block.id)) blocks.push({ type: "tool_use", id: block.id, name: block.name, input: block.arguments });
+          if (clientCalls.has(block.id)) blocks.push({ ...anthropicFields(block.providerData, isAnthropic), type: "tool_use", id: block.id, name: block.name, input: block.arguments });
           break;
         case "opaque":
           if (isAnthropic(block.providerData.origin)) blocks.push(block.providerData.data["block"] as AnswerBlock);

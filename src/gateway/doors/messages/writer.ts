@@ -9,7 +9,7 @@ import type { LoopEvent, LoopOutcome } from "../../../loop/index.ts";
 import { ArgumentRelay, argumentText } from "../../shared/argument-relay.ts";
 import { gatewayInfo } from "../../shared/gateway-info.ts";
 import type { SseWriter } from "../../shared/sse-pump.ts";
-import { thinkingOut, type IsAnthropic } from "./answer-blocks.ts";
+import { anthropicFields, thinkingOut, type IsAnthropic } from "./answer-blocks.ts";
 import { anthropicErrorType } from "./errors.ts";
 import { toStopReason } from "./stop-reason.ts";
 import { toAnthropicUsage } from "./usage.ts";
@@ -58,7 +58,7 @@ export class MessagesWriter implements SseWriter {
         return this.reasoningEnd(event.block);
       case "client_tool_call_start":
         this.relays.set(event.index, new ArgumentRelay());
-        return this.close() + this.start("tool_use", { type: "tool_use", id: event.id, name: event.name, input: {} });
+        return this.close() + this.start("tool_use", { ...anthropicFields(event.providerData, this.isAnthropic), type: "tool_use", id: event.id, name: event.name, input: {} });
       case "client_tool_call_delta":
         return this.arguments(this.relays.get(event.index)?.push(event.delta) ?? "");
       case "client_tool_call_end": {
