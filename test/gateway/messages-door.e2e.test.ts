@@ -2,8 +2,8 @@
  * The Messages door's surroundings: keys by `x-api-key` or Bearer (errors in Anthropic's shape),
  * Claude Code's HEAD probe without a key, models in Anthropic's list shape, alias patterns,
  * count_tokens estimated for non-Anthropic providers, and the one shared core: the same
- * scripted conversation through /v1/chat/completions and /v1/messages sends the same upstream
- * requests.
+ * scripted conversation through /v1/chat/completions, /v1/messages and /v1/responses sends the
+ * same upstream requests.
  */
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
@@ -91,8 +91,8 @@ describe("count_tokens without an Anthropic upstream", () => {
   });
 });
 
-describe("one core behind both doors", () => {
-  it("the same conversation through /v1/chat/completions and /v1/messages sends the same upstream requests", async () => {
+describe("one core behind every door", () => {
+  it("the same conversation through /v1/chat/completions, /v1/messages and /v1/responses sends the same upstream requests", async () => {
     const script = () =>
       replies(
         { text: "Let me add.", calls: [{ id: "call_1", name: "everything__get-sum", arguments: { a: 20, b: 22 } }] },
@@ -105,7 +105,6 @@ describe("one core behind both doors", () => {
       model: "fast",
       max_tokens: 300,
       temperature: 0.5,
-      stop: ["END"],
       messages: [
         { role: "system", content: system },
         { role: "user", content: question },
@@ -114,10 +113,14 @@ describe("one core behind both doors", () => {
     const viaChat = upstream.chatRequests().map((r) => r.body);
     upstream.script(script());
     // SDK 1.12 no longer types the sampling parameters; the API still takes them.
-    const params = { model: "fast", max_tokens: 300, temperature: 0.5, stop_sequences: ["END"], system, messages: [{ role: "user", content: question }] };
+    const params = { model: "fast", max_tokens: 300, temperature: 0.5, system, messages: [{ role: "user", content: question }] };
     await anthropic().messages.create(params as Anthropic.MessageCreateParamsNonStreaming);
     const viaMessages = upstream.chatRequests().map((r) => r.body);
+    upstream.script(script());
+    await new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEY, maxRetries: 0 }).responses.create({ model: "fast", max_output_tokens: 300, temperature: 0.5, instructions: system, input: question });
+    const viaResponses = upstream.chatRequests().map((r) => r.body);
     expect(viaChat).toHaveLength(2);
     expect(viaMessages).toEqual(viaChat);
+    expect(viaResponses).toEqual(viaChat);
   });
 });

@@ -1,14 +1,15 @@
 /**
  * Two more real clients against the gateway, each with a client tool alongside MCP tools:
- * the Vercel AI SDK (openai-compatible provider, streamText) and the OpenAI Agents SDK
- * (Chat Completions model). Each runs its own tool and loops back through the gateway.
+ * the Vercel AI SDK (openai-compatible provider, streamText) and the OpenAI Agents SDK (its
+ * Chat Completions model, and its default Responses model through /v1/responses). Each runs its
+ * own tool and loops back through the gateway.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import { z } from "zod";
 import { jsonSchema, stepCountIs, streamText, tool as aiTool } from "ai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { Agent, OpenAIChatCompletionsModel, run, setTracingDisabled, tool as agentTool } from "@openai/agents";
+import { Agent, OpenAIChatCompletionsModel, OpenAIResponsesModel, run, setTracingDisabled, tool as agentTool } from "@openai/agents";
 import { startScriptedUpstream, type ScriptedUpstream } from "../helpers/scripted-upstream.ts";
 import { startGateway, type RunningGateway } from "../helpers/gateway-harness.ts";
 
@@ -88,5 +89,26 @@ describe("real client SDKs", () => {
     const result = await run(agent, "Weather in Oslo, and echo something");
     expect(result.finalOutput).toBe("Oslo: sunny; echo: from-mcp.");
     assertFollowUpHistory();
+  });
+
+  it("OpenAI Agents SDK with its default Responses model, a client tool next to MCP tools", async () => {
+    mixedScript("get_weather");
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: "unused", maxRetries: 0 });
+    let executed = 0;
+    const getWeather = agentTool({
+      name: "get_weather",
+      description: "Weather for a city",
+      parameters: z.object({ city: z.string() }),
+      execute: async ({ city }) => {
+        executed++;
+        return `${city} is sunny`;
+      },
+    });
+    const agent = new Agent({ name: "assistant", instructions: "Answer briefly.", model: new OpenAIResponsesModel(client, "fake/gpt-test"), tools: [getWeather] });
+    const result = await run(agent, "Weather in Oslo, and echo something");
+    expect(result.finalOutput).toBe("Oslo: sunny; echo: from-mcp.");
+    expect(executed).toBe(1);
+    assertFollowUpHistory();
+    expect(upstream.chatRequests()[0]!.body.messages[0]).toEqual({ role: "system", content: "Answer briefly." });
   });
 });
