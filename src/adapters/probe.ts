@@ -1,6 +1,7 @@
 /**
  * Can the gateway reach a provider with its key? One cheap authenticated GET of the model
- * list (both protocols have one), used by `mcp-gateway check`.
+ * list (every protocol has one: OpenAI's, for Chat Completions and Responses alike, and
+ * Anthropic's), used by `mcp-gateway check`.
  */
 import type { ResolvedProviderConfig } from "../core/config/index.ts";
 
@@ -13,6 +14,7 @@ export interface ProbeResult {
 const DEFAULT_BASE: Record<ResolvedProviderConfig["type"], string> = {
   openai: "https://api.openai.com/v1",
   anthropic: "https://api.anthropic.com",
+  "openai-responses": "https://api.openai.com/v1",
 };
 
 function modelsRequest(config: ResolvedProviderConfig): { url: string; headers: Record<string, string> } {

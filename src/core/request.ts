@@ -54,12 +54,13 @@ export interface ReasoningOptions {
  * Adapters of other protocols ignore it and use the neutral fields.
  */
 export interface RequestPassthrough {
-  protocol: "anthropic-messages";
-  /** The body's fields other than model, messages, tools and stream, as the client sent them. */
+  /** Whose protocol: an adapter acts only on its own (`anthropic-messages`, `openai-responses`). */
+  protocol: "anthropic-messages" | "openai-responses";
+  /** The body's fields other than model, messages (input), tools and stream, as the client sent them. */
   body: { [key: string]: unknown };
   /** The client's tools as sent (server tools and deferred ones included). */
   tools: { [key: string]: unknown }[];
-  /** Protocol headers to forward (anthropic-version, anthropic-beta). */
+  /** Protocol headers to forward (anthropic-version, anthropic-beta; OpenAI-Beta). */
   headers: { [key: string]: string };
 }
 

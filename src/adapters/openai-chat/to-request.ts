@@ -6,6 +6,7 @@ import type {
 } from "openai/resources/chat/completions";
 import type { ResponseFormatJSONObject, ResponseFormatJSONSchema, ResponseFormatText } from "openai/resources/shared";
 import type { ChatRequest, ResponseFormat, ToolChoice, ToolDefinition } from "../../core/index.ts";
+import { OPENAI_REASONING_MODEL } from "../openai-models.ts";
 import { toWireMessages } from "./to-messages.ts";
 
 export interface RequestOptions {
@@ -63,12 +64,6 @@ function toolFields(request: ChatRequest): Partial<ChatCompletionCreateParamsNon
     ...(request.parallelToolCalls === undefined ? {} : { parallel_tool_calls: request.parallelToolCalls }),
   };
 }
-
-/**
- * OpenAI's reasoning models (`o3`, `gpt-5`, `codex-mini`, `openai/o4-mini` through a router):
- * they refuse `max_tokens` wherever they are served, and take `reasoning_effort`.
- */
-const OPENAI_REASONING_MODEL = /(^|\/)(o\d|gpt-5|codex-mini)/;
 
 function maxTokensField(request: ChatRequest, option: RequestOptions["maxTokensField"] = "as-sent"): string | undefined {
   if (request.extra && "max_completion_tokens" in request.extra) return undefined;

@@ -37,7 +37,7 @@ export async function checkCommand(args: CliArgs): Promise<number> {
   }
   const providerRows = await Promise.all(
     Object.values(config.providers).map(async (provider) => {
-      const quirks = describeProviderQuirks(quirksByProvider.get(provider.name));
+      const quirks = describeProviderQuirks(quirksByProvider.get(provider.name), provider.type);
       if (provider.missingVariables.length > 0) {
         failures++;
         return [provider.name, provider.type, quirks, "unavailable", "", `set ${provider.missingVariables.join(", ")}`];

@@ -47,7 +47,8 @@ export const serverSchema = z.strictObject(serverFields).superRefine((server, ct
 const quirksOverrides = z.record(z.string(), z.unknown());
 
 export const providerSchema = z.strictObject({
-  type: z.enum(["openai", "anthropic"]),
+  /** The wire protocol: Chat Completions (`openai`), Anthropic Messages, or the OpenAI Responses API. */
+  type: z.enum(["openai", "anthropic", "openai-responses"]),
   baseURL: z.url().optional(),
   apiKey: z.string().optional(),
   headers: z.record(z.string(), z.string()).optional(),

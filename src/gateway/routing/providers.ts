@@ -5,6 +5,7 @@
  */
 import { createAnthropicAdapter } from "../../adapters/anthropic/index.ts";
 import { createOpenAIChatAdapter } from "../../adapters/openai-chat/index.ts";
+import { createOpenAIResponsesAdapter } from "../../adapters/openai-responses/index.ts";
 import type { AdapterOptions, ModelAdapter } from "../../adapters/types.ts";
 import { describeQuirks, PENALTY_FIELDS, resolveQuirks, schemaTargetOf, type ResolvedQuirks } from "../../adapters/quirks/index.ts";
 import { ConfigError, type ResolvedProviderConfig } from "../../core/config/index.ts";
@@ -25,15 +26,31 @@ export interface ProviderEntry {
 
 export type AdapterFactory = (config: ResolvedProviderConfig, options: AdapterOptions, quirks: ResolvedQuirks | undefined) => ModelAdapter;
 
-const defaultFactory: AdapterFactory = (config, options, quirks) =>
-  config.type === "anthropic" ? createAnthropicAdapter(options) : createOpenAIChatAdapter(options, quirks ? { quirks: quirks.switches } : {});
+const defaultFactory: AdapterFactory = (config, options, quirks) => {
+  switch (config.type) {
+    case "anthropic":
+      return createAnthropicAdapter(options);
+    case "openai-responses":
+      return createOpenAIResponsesAdapter(options);
+    case "openai":
+      return createOpenAIChatAdapter(options, quirks ? { quirks: quirks.switches } : {});
+  }
+};
+
+/** The schema dialect of a protocol, where no quirks preset says otherwise (Gemini's subset). */
+const SCHEMA_TARGET: Record<ResolvedProviderConfig["type"], SchemaTarget> = {
+  openai: "openai",
+  anthropic: "anthropic",
+  "openai-responses": "openai",
+};
 
 /**
  * The provider's quirks, or a ConfigError naming `providers.<name>.quirks` in `source` (the
  * config file's path).
  */
 export function providerQuirks(config: ResolvedProviderConfig, source = "(config)"): ResolvedQuirks | undefined {
-  if (config.type === "anthropic") {
+  // The presets describe Chat Completions servers; the other protocols have one upstream each.
+  if (config.type !== "openai") {
     if (config.quirks !== undefined) {
       throw new ConfigError(source, [{ path: `providers.${config.name}.quirks`, message: "quirks presets apply to OpenAI-protocol providers (type \"openai\")" }]);
     }
@@ -101,7 +118,7 @@ export function buildProviders(configs: Record<string, ResolvedProviderConfig>, 
   const entries = new Map<string, ProviderEntry>();
   for (const [name, config] of Object.entries(configs)) {
     const quirks = allQuirks.get(name);
-    const schemaTarget: SchemaTarget = quirks ? schemaTargetOf(quirks.switches) : "anthropic";
+    const schemaTarget: SchemaTarget = quirks ? schemaTargetOf(quirks.switches) : SCHEMA_TARGET[config.type];
     const base = { name, type: config.type, config, schemaTarget, ...(quirks ? { quirks } : {}) };
     if (config.missingVariables.length > 0) {
       const vars = config.missingVariables.join(", ");
@@ -121,7 +138,10 @@ export function buildProviders(configs: Record<string, ResolvedProviderConfig>, 
   return entries;
 }
 
-/** The quirk preset in force for a provider, for `mcp-gateway check` ("anthropic" for Anthropic ones). */
-export function describeProviderQuirks(quirks: ResolvedQuirks | undefined): string {
-  return quirks ? describeQuirks(quirks) : "anthropic";
+/**
+ * The quirk preset in force for a provider, for `mcp-gateway check`; a provider of another
+ * protocol has none, and shows its type ("anthropic", "openai-responses").
+ */
+export function describeProviderQuirks(quirks: ResolvedQuirks | undefined, type: ResolvedProviderConfig["type"] = "anthropic"): string {
+  return quirks ? describeQuirks(quirks) : type;
 }
