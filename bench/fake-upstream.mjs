@@ -58,12 +58,35 @@ function anthropic(res, body) {
   res.end(out + event({ type: "message_stop" }));
 }
 
+// OpenAI's Responses API: the same short answer, whole or as its semantic event stream.
+const responsesUsage = { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 };
+const responseObject = (model, status, output) => ({ id: "resp_bench", object: "response", created_at: 1, status, model, output, usage: status === "completed" ? responsesUsage : null });
+const messageItem = (text) => ({ type: "message", id: "msg_bench", status: "completed", role: "assistant", content: [{ type: "output_text", text, annotations: [] }] });
+
+function responses(res, body) {
+  if (!body.stream) {
+    res.writeHead(200, { "content-type": "application/json" });
+    return res.end(JSON.stringify(responseObject(body.model, "completed", [messageItem(SHORT)])));
+  }
+  let sequence = 0;
+  const event = (type, fields) => `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...fields })}\n\n`;
+  res.writeHead(200, { "content-type": "text/event-stream" });
+  let out = event("response.created", { response: responseObject(body.model, "in_progress", []) });
+  out += event("response.output_item.added", { output_index: 0, item: { ...messageItem(""), status: "in_progress", content: [] } });
+  out += event("response.content_part.added", { item_id: "msg_bench", output_index: 0, content_index: 0, part: { type: "output_text", text: "", annotations: [] } });
+  for (const word of SHORT.split(" ")) out += event("response.output_text.delta", { item_id: "msg_bench", output_index: 0, content_index: 0, delta: `${word} ` });
+  out += event("response.output_text.done", { item_id: "msg_bench", output_index: 0, content_index: 0, text: SHORT });
+  out += event("response.output_item.done", { output_index: 0, item: messageItem(SHORT) });
+  res.end(out + event("response.completed", { response: responseObject(body.model, "completed", [messageItem(SHORT)]) }));
+}
+
 const server = createServer((req, res) => {
   const chunks = [];
   req.on("data", (c) => chunks.push(c));
   req.on("end", () => {
     const body = JSON.parse(Buffer.concat(chunks).toString() || "{}");
     if (req.url.startsWith("/v1/messages")) return anthropic(res, body);
+    if (req.url.startsWith("/v1/responses")) return responses(res, body);
     const message = reply(body);
     if (body.stream) return stream(res, body, message);
     res.writeHead(200, { "content-type": "application/json" });

@@ -50,6 +50,7 @@ async function startAll(): Promise<{ fake: Running; bare: Running; everything: R
       providers: {
         fake: { type: "openai", baseURL: `http://127.0.0.1:${fakePort}/v1` },
         claude: { type: "anthropic", baseURL: `http://127.0.0.1:${fakePort}`, apiKey: "bench" },
+        responses: { type: "openai-responses", baseURL: `http://127.0.0.1:${fakePort}/v1`, apiKey: "bench" },
       },
       gateway: { port: gatewayPort, maxConcurrentRequests: 4096, retries: { attempts: 1 } },
     }),
@@ -109,6 +110,26 @@ async function messagesDoor(fakePort: number, gatewayPort: number, gatewayPid: n
     const gt = await withCpu(gatewayPid, () => throughput(via, messages("claude/m", stream), 16, SECONDS, ANTHROPIC_HEADERS));
     results[`messages_throughput_${label}_c16`] = { direct: dt, gateway: gt };
     rows.push(throughputRow(`/v1/messages ${label} req/s, 16 conn`, dt, gt));
+  }
+}
+
+const responsesBody = (model: string, stream: boolean) => JSON.stringify({ model, stream, input: "Say hello" });
+
+/** The Responses door passing through to a Responses upstream: added latency and CPU per request, same run. */
+async function responsesDoor(fakePort: number, gatewayPort: number, gatewayPid: number): Promise<void> {
+  const direct = `http://127.0.0.1:${fakePort}/v1/responses`;
+  const via = `http://127.0.0.1:${gatewayPort}/v1/responses`;
+  const headers = { "x-mcp-servers": "none" };
+  const d = await sequentialLatency(direct, responsesBody("m", false), 2000);
+  const g = await sequentialLatency(via, responsesBody("responses/m", false), 2000, headers);
+  results.responses_latency_c1 = { direct: d, gateway: g, addedP50Ms: g.p50 - d.p50 };
+  rows.push({ scenario: "/v1/responses latency p50 / p99, 1 conn (ms)", direct: `${f(d.p50)} / ${f(d.p99)}`, gateway: `${f(g.p50)} / ${f(g.p99)}`, ratio: `+${f(g.p50 - d.p50, 3)} ms` });
+  for (const stream of [false, true]) {
+    const label = stream ? "streaming" : "non-streaming";
+    const dt = await throughput(direct, responsesBody("m", stream), 16, SECONDS);
+    const gt = await withCpu(gatewayPid, () => throughput(via, responsesBody("responses/m", stream), 16, SECONDS, headers));
+    results[`responses_throughput_${label}_c16`] = { direct: dt, gateway: gt };
+    rows.push(throughputRow(`/v1/responses ${label} req/s, 16 conn`, dt, gt));
   }
 }
 
@@ -193,7 +214,7 @@ function printTable(): void {
 }
 
 /** BENCH_ONLY=conversations,mcp (names below) runs only those scenarios, on a fresh gateway. */
-const SCENARIOS = ["bare", "passthrough", "messages", "long", "mcp", "conversations"] as const;
+const SCENARIOS = ["bare", "passthrough", "messages", "responses", "long", "mcp", "conversations"] as const;
 const only = process.env.BENCH_ONLY?.split(",").map((name) => name.trim());
 const wanted = (name: (typeof SCENARIOS)[number]) => only === undefined || only.includes(name);
 
@@ -207,6 +228,7 @@ async function main(): Promise<void> {
     if (wanted("bare")) await bareProxy(fakeUrl, bare);
     if (wanted("passthrough")) await passThrough(fakeUrl, gatewayUrl, gateway.child.pid!);
     if (wanted("messages")) await messagesDoor(fake.port, gateway.port, gateway.child.pid!);
+    if (wanted("responses")) await responsesDoor(fake.port, gateway.port, gateway.child.pid!);
     if (wanted("long")) await longStreams(fakeUrl, gatewayUrl, gateway.child.pid!);
     if (wanted("mcp")) await mcpToolCall(everything.port, gateway.port);
     // Peak RSS is the process's high-water mark: after the throughput runs it includes their heap.

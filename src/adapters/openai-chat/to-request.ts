@@ -67,9 +67,11 @@ function toolFields(request: ChatRequest): Partial<ChatCompletionCreateParamsNon
 
 function maxTokensField(request: ChatRequest, option: RequestOptions["maxTokensField"] = "as-sent"): string | undefined {
   if (request.extra && "max_completion_tokens" in request.extra) return undefined;
+  // OpenAI's reasoning models refuse `max_tokens` wherever they are served, whichever field the
+  // client used (a Messages or Responses client has no `max_completion_tokens` to choose).
+  if (OPENAI_REASONING_MODEL.test(request.model)) return "max_completion_tokens";
   const chosen = request.openaiFields?.["max_completion_tokens"] === undefined ? "max_tokens" : "max_completion_tokens";
-  if (option === "as-sent" || (chosen === "max_completion_tokens" && OPENAI_REASONING_MODEL.test(request.model))) return chosen;
-  return option;
+  return option === "as-sent" ? chosen : option;
 }
 
 /**

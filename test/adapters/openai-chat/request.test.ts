@@ -202,13 +202,14 @@ describe("openai-chat request body", () => {
     expect(viaExtra).not.toHaveProperty("max_tokens");
   });
 
-  it("an OpenAI reasoning model keeps the client's max_completion_tokens even where max_tokens is forced (it refuses max_tokens anywhere)", () => {
+  it("an OpenAI reasoning model gets max_completion_tokens whatever the switch or the client's field (it refuses max_tokens anywhere)", () => {
     const chosen = { openaiFields: { max_completion_tokens: 100 }, maxTokens: 100 };
     for (const model of ["o3", "o4-mini", "gpt-5-mini", "codex-mini-latest", "openai/o4-mini"]) {
       expect(toChatCompletionParams({ ...simpleRequest(model), ...chosen }, { maxTokensField: "max_tokens" }), model).toMatchObject({ max_completion_tokens: 100 });
     }
     expect(toChatCompletionParams({ ...simpleRequest("deepseek-chat"), ...chosen }, { maxTokensField: "max_tokens" })).toMatchObject({ max_tokens: 100 });
-    expect(toChatCompletionParams({ ...simpleRequest("o3"), maxTokens: 100 }, { maxTokensField: "max_tokens" })).toMatchObject({ max_tokens: 100 });
+    expect(toChatCompletionParams({ ...simpleRequest("o3"), maxTokens: 100 }, { maxTokensField: "max_tokens" })).toMatchObject({ max_completion_tokens: 100 });
+    expect(toChatCompletionParams({ ...simpleRequest("o3"), maxTokens: 100 }, { maxTokensField: "max_tokens" })).not.toHaveProperty("max_tokens");
   });
 
   it("sends only the OpenAI-only fields its provider takes (openaiOnlyFields)", () => {
