@@ -17,6 +17,8 @@ export interface ChatResult {
   id: string;
   /** The model that answered, as the provider reports it. */
   model: string;
+  /** The provider (its config name) that answered: set by the routing layer, which tried the candidates. */
+  provider?: string;
   message: AssistantMessage;
   stopReason: StopReason;
   /** The stop sequence that ended the answer, when the provider says which. */
@@ -30,7 +32,7 @@ export interface ChatResult {
  * adapter (the loop, not the adapters, turns failures into its own `error` event).
  */
 export type StreamEvent =
-  | { type: "start"; id: string; model: string }
+  | { type: "start"; id: string; model: string; provider?: string }
   | { type: "text_start" }
   | { type: "text_delta"; delta: string }
   | { type: "text_end"; text: string }

@@ -26,6 +26,9 @@ export async function* callModel(
   const clientIndexByUpstream = new Map<number, number>();
   for await (const event of options.model.stream(request, options.signal)) {
     switch (event.type) {
+      case "start":
+        yield { type: "model_start", model: event.model, ...(event.provider ? { provider: event.provider } : {}) };
+        break;
       case "text_start":
       case "reasoning_start":
         yield event;

@@ -52,6 +52,8 @@ export interface LoopOutcome {
 
 export type LoopEvent =
   | { type: "turn_start"; turn: number }
+  /** A streamed model call started: who answers (the provider's config name and its model id). */
+  | { type: "model_start"; provider?: string; model: string }
   /**
    * Text and reasoning of the current turn, as blocks: start, deltas, end. The end of a reasoning
    * block carries it whole, with the provider data (signature) that must travel back with it.

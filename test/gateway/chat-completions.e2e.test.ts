@@ -171,7 +171,9 @@ describe("Anthropic-protocol upstream through an alias", () => {
     anthropic.script([{ text: "Summing.", calls: [{ id: "toolu_1", name: "everything__get-sum", arguments: { a: 20, b: 22 } }] }, { text: "42." }]);
     const completion = await client.chat.completions.create({ model: "smart", messages: [{ role: "system", content: "Be brief." }, ...user("20+22")] });
     expect(completion.choices[0]!.message.content).toBe("Summing.\n\n42.");
-    expect(completion.model).toBe("smart");
+    // The model that answered (the provider's name for it), and who, not the alias asked for.
+    expect(completion.model).toBe("claude-test");
+    expect((completion as unknown as { mcp_gateway: unknown }).mcp_gateway).toMatchObject({ provider: "claude", model: "claude-test" });
     const [first, second] = anthropic.chatRequests().map((r) => r.body);
     expect(first.model).toBe("claude-test");
     expect(JSON.stringify(first.system)).toContain("Be brief.");

@@ -94,7 +94,9 @@ describe("fallbacks", () => {
     behaviour = (_i, res) => failWith(res, 500);
     const answer = await ask();
     expect(answer.choices[0]!.message.content).toBe("from backup");
-    expect(answer.model).toBe("resilient");
+    // The model that answered after the fallback, and its provider: not the alias asked for.
+    expect(answer.model).toBe("b-model");
+    expect((answer as unknown as { mcp_gateway: { provider: string } }).mcp_gateway.provider).toBe("backup");
     expect(primaryCount).toBe(3);
     expect(backup.chatRequests()[0]!.body.model).toBe("b-model");
   });

@@ -128,14 +128,31 @@ function request(overrides: Partial<ChatRequest> = {}): ChatRequest {
   return { model: "requested-alias", messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }], ...overrides };
 }
 
-/** Drains a stream; returns the events seen and the error it ended with (if any). */
-async function drain(stream: AsyncIterable<StreamEvent>): Promise<{ events: StreamEvent[]; error: unknown }> {
+/**
+ * Drains a stream; returns the events seen (without the answering provider the routing stamps on
+ * `start` and `done`, which `providers` lists) and the error it ended with (if any).
+ */
+async function drain(stream: AsyncIterable<StreamEvent>): Promise<{ events: StreamEvent[]; error: unknown; providers: (string | undefined)[] }> {
   const events: StreamEvent[] = [];
+  const providers: (string | undefined)[] = [];
+  const unstamped = (event: StreamEvent): StreamEvent => {
+    if (event.type === "start") {
+      const { provider, ...rest } = event;
+      providers.push(provider);
+      return rest;
+    }
+    if (event.type === "done") {
+      const { provider, ...result } = event.result;
+      providers.push(provider);
+      return { ...event, result };
+    }
+    return event;
+  };
   try {
-    for await (const event of stream) events.push(event);
-    return { events, error: undefined };
+    for await (const event of stream) events.push(unstamped(event));
+    return { events, error: undefined, providers };
   } catch (error) {
-    return { events, error };
+    return { events, error, providers };
   }
 }
 
@@ -183,7 +200,8 @@ describe("resilientModel.complete: retries", () => {
     const b = new FakeAdapter("b", [{ result: result("fallback") }]);
     const { logger, lines } = recordingLogger();
     const out = await model([candidate(a, "a-model"), candidate(b, "b-model")], { logger }).complete(request());
-    expect(out).toBe(ok);
+    // The result, stamped with the provider that answered.
+    expect(out).toEqual({ ...ok, provider: "a" });
     expect(a.requests.map((r) => r.model)).toEqual(["a-model", "a-model"]);
     expect(b.calls).toBe(0);
     expect(lines.map((l) => l.msg)).toEqual(["retrying upstream call"]);
@@ -435,9 +453,11 @@ describe("resilientModel.stream", () => {
     const fromB = answer("b", "fallback");
     const a = new FakeAdapter("a", [{ events: [start("a")], fail: upstream(500) }]);
     const b = new FakeAdapter("b", [{ events: fromB }]);
-    const { events, error } = await drain(model([candidate(a, "a-model"), candidate(b, "b-model")]).stream(request()));
+    const { events, error, providers } = await drain(model([candidate(a, "a-model"), candidate(b, "b-model")]).stream(request()));
     expect(error).toBeUndefined();
     expect(events).toEqual([start("a"), ...fromB]);
+    // Each start says who is answering, and the result who answered: the fallback.
+    expect(providers).toEqual(["a", "b", "b"]);
     expect([a.calls, b.calls]).toEqual([1, 1]);
     expect(b.requests[0]!.model).toBe("b-model");
   });
@@ -514,7 +534,7 @@ describe("resilientModel.stream", () => {
     const a = new FakeAdapter("a", [{ events: [start("a"), usage], fail: retryable503() }, { events: answer("a2", "x") }]);
     const b = new FakeAdapter("b", [{ events: answer("b", "x") }]);
     const iterator = model([candidate(a, "a-model"), candidate(b, "b-model")]).stream(request())[Symbol.asyncIterator]();
-    expect(await iterator.next()).toEqual({ done: false, value: start("a") });
+    expect(await iterator.next()).toEqual({ done: false, value: { ...start("a"), provider: "a" } });
     expect(await iterator.return!()).toEqual({ done: true, value: undefined });
     expect(a.finalized).toBe(1);
     expect(await iterator.next()).toEqual({ done: true, value: undefined });

@@ -19,6 +19,8 @@ export interface ResilientOptions {
   schemaTarget: SchemaTarget;
   policy: RetryPolicy;
   logger: Logger;
+  /** The request's id, on every line this model call logs. */
+  requestId?: string;
 }
 
 
@@ -59,7 +61,7 @@ class Attempts {
     const candidate = this.candidate;
     const delay = retryDelay(error, this.#attempt, policy);
     if (delay !== undefined && this.#waited + delay <= policy.budgetMs) {
-      logger.warn({ provider: candidate.provider.name, attempt: this.#attempt, delayMs: delay, err: error.message }, "retrying upstream call");
+      logger.warn({ requestId: this.options.requestId, provider: candidate.provider.name, attempt: this.#attempt, delayMs: delay, err: error.message }, "retrying upstream call");
       this.#waited += delay;
       this.#attempt++;
       await sleep(delay, this.signal);
@@ -67,7 +69,7 @@ class Attempts {
     }
     const fallback = candidates[this.#index + 1];
     if (!fallback || !shouldFallBack(error)) throw error;
-    logFallback(logger, candidate, fallback, error);
+    logFallback(logger, candidate, fallback, error, this.options.requestId);
     this.#index++;
     this.#attempt = 1;
   }
@@ -97,7 +99,7 @@ export function resilientModel(options: ResilientOptions): ChatModel {
         try {
           const result = await candidate.provider.adapter.complete(forCandidate(request, candidate), signal);
           start = attempts.index;
-          return result;
+          return { ...result, provider: candidate.provider.name };
         } catch (thrown) {
           await attempts.next(thrown, false);
         }
@@ -111,7 +113,7 @@ export function resilientModel(options: ResilientOptions): ChatModel {
         try {
           for await (const event of candidate.provider.adapter.stream(forCandidate(request, candidate), signal)) {
             visible ||= isVisible(event);
-            yield event;
+            yield event.type === "start" || event.type === "done" ? answeredBy(event, candidate.provider.name) : event;
           }
           start = attempts.index;
           return;
@@ -123,8 +125,15 @@ export function resilientModel(options: ResilientOptions): ChatModel {
   };
 }
 
-function logFallback(logger: Logger, from: ModelCandidate, to: ModelCandidate, error: GatewayError): void {
-  logger.warn({ from: `${from.provider.name}/${from.modelId}`, to: `${to.provider.name}/${to.modelId}`, err: error.message, status: error.status }, "falling back to the next provider");
+function logFallback(logger: Logger, from: ModelCandidate, to: ModelCandidate, error: GatewayError, requestId: string | undefined): void {
+  logger.warn({ requestId, from: `${from.provider.name}/${from.modelId}`, to: `${to.provider.name}/${to.modelId}`, err: error.message, status: error.status }, "falling back to the next provider");
+}
+
+/** Which provider answered: the routing layer knows, the adapter does not. */
+function answeredBy(event: StreamEvent, provider: string): StreamEvent {
+  if (event.type === "start") return { ...event, provider };
+  if (event.type === "done") return { ...event, result: { ...event.result, provider } };
+  return event;
 }
 
 /** The gateway's tools re-normalized for another dialect; the client's tools stay as they are. */

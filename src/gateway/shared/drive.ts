@@ -6,7 +6,7 @@ import { stepKeys } from "../state/hidden-steps.ts";
 import type { ChatDeps } from "./deps.ts";
 import type { PreparedRequest } from "./door.ts";
 
-export function startLoop(prepared: PreparedRequest, deps: ChatDeps, stream: boolean, signal: AbortSignal): AsyncGenerator<LoopEvent, LoopOutcome> {
+export function startLoop(prepared: PreparedRequest, deps: ChatDeps, stream: boolean, signal: AbortSignal, requestId?: string): AsyncGenerator<LoopEvent, LoopOutcome> {
   const schemaTarget = prepared.model.provider.schemaTarget;
   return runAgentLoop({
     model: resilientModel({
@@ -15,6 +15,7 @@ export function startLoop(prepared: PreparedRequest, deps: ChatDeps, stream: boo
       schemaTarget,
       policy: deps.retryPolicy ?? DEFAULT_RETRY_POLICY,
       logger: deps.logger,
+      ...(requestId === undefined ? {} : { requestId }),
     }),
     schemaTarget,
     request: prepared.request,

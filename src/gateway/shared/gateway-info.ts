@@ -6,6 +6,9 @@ import type { LoopOutcome, LoopStopReason } from "../../loop/index.ts";
  * Sent as the extra `mcp_gateway` field, which OpenAI clients ignore and pass through.
  */
 export interface GatewayInfo {
+  /** The provider (config name) and model that gave the last answer: after a fallback, not the alias's first. */
+  provider?: string;
+  model: string;
   stop_reason: LoopStopReason;
   turns: number;
   tool_calls: { name: string; duration_ms: number; is_error: boolean }[];
@@ -13,6 +16,8 @@ export interface GatewayInfo {
 
 export function gatewayInfo(outcome: LoopOutcome): GatewayInfo {
   return {
+    ...(outcome.last.provider ? { provider: outcome.last.provider } : {}),
+    model: outcome.last.model,
     stop_reason: outcome.stopReason,
     turns: outcome.turns,
     tool_calls: outcome.tools.map((t) => ({ name: t.call.name, duration_ms: t.durationMs, is_error: t.result.isError })),

@@ -12,6 +12,7 @@ import { whenClientGone } from "../http/client-gone.ts";
 import { errorResponse } from "../http/errors.ts";
 import { jsonShapeProblem, type JsonLimits } from "../http/limits.ts";
 import { readBodyText } from "../http/read-body.ts";
+import type { LoopOutcome } from "../../loop/index.ts";
 import type { ChatDeps } from "./deps.ts";
 import type { Door, ParsedRequest, PreparedRequest } from "./door.ts";
 import { rememberHiddenSteps, startLoop } from "./drive.ts";
@@ -42,6 +43,12 @@ function describeFailure(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const cause = error instanceof Error ? error.cause : undefined;
   return cause === undefined ? message : `${message}: ${cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)}`;
+}
+
+/** Who answered in the end (after a fallback, not the alias's first provider): for the log line. */
+function answered(outcome: LoopOutcome | undefined): { answeredBy?: string; answeredModel?: string } {
+  const last = outcome?.last;
+  return last ? { ...(last.provider ? { answeredBy: last.provider } : {}), answeredModel: last.model } : {};
 }
 
 /** `x-mcp-gateway-warning`: what was left out for the answering provider, never silently. */
@@ -77,7 +84,7 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
       if (parsed.stream) {
         const writer = door.writer(prepared);
         const handle = await pumpSse({
-          loop: startLoop(prepared, deps, true, controller.signal),
+          loop: startLoop(prepared, deps, true, controller.signal, requestId),
           writer,
           controller,
           headers,
@@ -91,11 +98,11 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
         void handle.finished.then((outcome) => {
           clearTimeout(deadline);
           stopWatching();
-          log.info({ ...logFields, ms: Math.round(performance.now() - started), stop: outcome?.stopReason ?? "aborted_or_failed", turns: outcome?.turns, usage: outcome?.usage }, `${door.label} streamed`);
+          log.info({ ...logFields, ...answered(outcome), ms: Math.round(performance.now() - started), stop: outcome?.stopReason ?? "aborted_or_failed", turns: outcome?.turns, usage: outcome?.usage }, `${door.label} streamed`);
         });
         return handle.response;
       }
-      const loop = startLoop(prepared, deps, false, controller.signal);
+      const loop = startLoop(prepared, deps, false, controller.signal, requestId);
       let step = await loop.next();
       while (!step.done) step = await loop.next();
       const outcome = step.value;
@@ -104,7 +111,7 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
       await door.remember?.(prepared, outcome, answer.body);
       clearTimeout(deadline);
       stopWatching();
-      log.info({ ...logFields, ms: Math.round(performance.now() - started), stop: outcome.stopReason, turns: outcome.turns, tools: outcome.tools.length, usage: outcome.usage }, door.label);
+      log.info({ ...logFields, ...answered(outcome), ms: Math.round(performance.now() - started), stop: outcome.stopReason, turns: outcome.turns, tools: outcome.tools.length, usage: outcome.usage }, door.label);
       return c.json(answer.body as object, 200 as ContentfulStatusCode, { ...headers, ...answer.headers });
     } catch (error) {
       clearTimeout(deadline);

@@ -60,7 +60,7 @@ const nextCheckPhase = () => new Promise<undefined>((resolve) => setImmediate(()
  * error with its status and retry-after, so it does not commit.
  */
 function commits(event: LoopEvent): boolean {
-  return event.type !== "turn_start" && event.type !== "usage" && event.type !== "model_response" && event.type !== "error";
+  return event.type !== "turn_start" && event.type !== "model_start" && event.type !== "usage" && event.type !== "model_response" && event.type !== "error";
 }
 
 export async function pumpSse(options: PumpOptions): Promise<StreamHandle> {
@@ -82,6 +82,10 @@ export async function pumpSse(options: PumpOptions): Promise<StreamHandle> {
     queue.push(text);
     queuedChars += text.length;
   };
+  // What came before the commit (which model answers, the turn) is the writer's to know before it
+  // opens the response; none of it is visible on its own.
+  const opening = first.done ? head : head.slice(0, -1);
+  for (const event of opening) push(writer.event(event));
   push(writer.open());
   let pending: Promise<Step> | undefined = first.done ? Promise.resolve(first) : undefined;
   let ended = false;
@@ -103,7 +107,7 @@ export async function pumpSse(options: PumpOptions): Promise<StreamHandle> {
     ended = true;
     resolveFinished(undefined);
   };
-  for (const event of head) await emit({ done: false, value: event });
+  for (const event of head.slice(opening.length)) await emit({ done: false, value: event });
   const nextStep = async (): Promise<Step> => {
     pending ??= loop.next();
     const step = await pending;

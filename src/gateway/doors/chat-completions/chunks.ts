@@ -22,7 +22,8 @@ export class ChunkBuilder {
 
   constructor(
     private readonly id: string,
-    private readonly model: string,
+    /** The model that answers (known once its first call starts; the requested name until then). */
+    public model: string,
     private readonly created: number,
   ) {}
 

@@ -48,7 +48,8 @@ export function chatCompletionsDoor(config: GatewayConfig): Door<ChatCompletions
     respond(outcome, prepared) {
       const meta = newCompletionMeta();
       return {
-        body: toChatCompletion(outcome, meta.id, prepared.model.requested, meta.created),
+        // The model that answered (after a fallback, not the alias's first).
+        body: toChatCompletion(outcome, meta.id, outcome.last.model, meta.created),
         headers: { "x-mcp-gateway-stop-reason": outcome.stopReason },
       };
     },

@@ -32,6 +32,7 @@ export class ChatCompletionsWriter implements SseWriter {
 
   event(event: LoopEvent): string {
     if (event.type === "turn_start") this.firstTextOfTurn = true;
+    if (event.type === "model_start") this.chunks.model = event.model;
     if (event.type === "text_delta") {
       const separator = this.firstTextOfTurn && this.textSent ? frame(this.chunks.fromEvent({ type: "text_delta", delta: TURN_TEXT_SEPARATOR })!) : "";
       this.firstTextOfTurn = false;

@@ -70,7 +70,7 @@ export function messagesDoor(config: GatewayConfig, providers: ReadonlyMap<strin
     parse: (json, c: Context) => parseMessages(json, (name) => c.req.header(name), config),
     fit: fitToProvider,
     respond: (outcome, prepared) => ({
-      body: toAnthropicMessage(outcome, newMessageId(), prepared.model.requested, isAnthropic),
+      body: toAnthropicMessage(outcome, newMessageId(), outcome.last.model, isAnthropic),
       headers: { "x-mcp-gateway-stop-reason": outcome.stopReason },
     }),
     writer: (prepared) => new MessagesWriter(newMessageId(), prepared.model.requested, isAnthropic),

@@ -27,7 +27,8 @@ export class MessagesWriter implements SseWriter {
 
   constructor(
     private readonly id: string,
-    private readonly model: string,
+    /** The model that answers (known once its first call starts; the requested name until then). */
+    private model: string,
     private readonly isAnthropic: IsAnthropic,
   ) {}
 
@@ -47,6 +48,9 @@ export class MessagesWriter implements SseWriter {
 
   event(event: LoopEvent): string {
     switch (event.type) {
+      case "model_start":
+        this.model = event.model;
+        return "";
       case "turn_start":
       case "text_end":
         return this.close();

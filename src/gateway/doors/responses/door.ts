@@ -198,7 +198,8 @@ export function responsesDoor(deps: ResponsesDoorDeps): Door<ResponsesRequest> {
     },
     respond(outcome, prepared) {
       const output = [...prepared.parsed.leading, ...outcomeItems(outcome, itemContext(prepared, deps))];
-      return { body: responseObject(prepared.parsed.head, output, { ...statusOf(outcome), outcome }), headers: { "x-mcp-gateway-stop-reason": outcome.stopReason } };
+      const head = { ...prepared.parsed.head, model: outcome.last.model };
+      return { body: responseObject(head, output, { ...statusOf(outcome), outcome }), headers: { "x-mcp-gateway-stop-reason": outcome.stopReason } };
     },
     writer: (prepared) => new ResponsesWriter(prepared.parsed.head, itemContext(prepared, deps), prepared.parsed.leading),
     async remember(prepared, outcome, answer) {

@@ -28,6 +28,8 @@ export class ResponsesWriter implements SseWriter {
   /** MCP calls in flight, by call id: their output index and item id. */
   private readonly mcp = new Map<string, { index: number; id: string }>();
   private final: { [key: string]: unknown } | undefined;
+  /** The model that answers: known once its first call starts. */
+  private answering: string | undefined;
 
   constructor(
     private readonly head: ResponseHead,
@@ -36,8 +38,12 @@ export class ResponsesWriter implements SseWriter {
     private readonly leading: OutputItem[],
   ) {}
 
+  private get answeringHead(): ResponseHead {
+    return this.answering ? { ...this.head, model: this.answering } : this.head;
+  }
+
   open(): string {
-    const created = responseObject(this.head, [], { status: "in_progress" });
+    const created = responseObject(this.answeringHead, [], { status: "in_progress" });
     let out = this.emit("response.created", { response: created }) + this.emit("response.in_progress", { response: created });
     for (const item of this.leading) out += this.whole(item);
     return out;
@@ -45,6 +51,9 @@ export class ResponsesWriter implements SseWriter {
 
   event(event: LoopEvent): string {
     switch (event.type) {
+      case "model_start":
+        if (!this.answering) this.answering = event.model;
+        return "";
       case "turn_start":
         return this.closeOpen();
       case "reasoning_delta":
@@ -72,7 +81,7 @@ export class ResponsesWriter implements SseWriter {
 
   /** The final response object: built once, the same for the stream's last event and the store. */
   result(outcome: LoopOutcome): { [key: string]: unknown } {
-    this.final ??= responseObject(this.head, this.items, { ...statusOf(outcome), outcome });
+    this.final ??= responseObject({ ...this.head, model: outcome.last.model }, this.items, { ...statusOf(outcome), outcome });
     return this.final;
   }
 
@@ -84,7 +93,7 @@ export class ResponsesWriter implements SseWriter {
 
   fail(error: GatewayError): string {
     const code = error.code ?? error.type;
-    const response = responseObject(this.head, this.items, { status: "failed", error: { code, message: error.message } });
+    const response = responseObject(this.answeringHead, this.items, { status: "failed", error: { code, message: error.message } });
     return this.closeOpen() + this.emit("error", { code, message: error.message, param: error.param ?? null }) + this.emit("response.failed", { response });
   }
 
@@ -170,7 +179,9 @@ export class ResponsesWriter implements SseWriter {
     const item = clientCallItem(placeholder, this.context);
     if (!item) return "";
     const out = this.closeOpen();
-    const started = item.type === "function_call" ? { ...item, arguments: "", status: "in_progress" } : item.type === "custom_tool_call" ? { ...item, input: "" } : item;
+    // Announced in progress, nothing streamed yet, as OpenAI announces them (an approval request is whole).
+    const started =
+      item.type === "function_call" ? { ...item, arguments: "", status: "in_progress" } : item.type === "custom_tool_call" ? { ...item, input: "", status: "in_progress" } : item.type === "tool_search_call" ? { ...item, status: "in_progress" } : item;
     const index = this.added(started);
     this.calls.set(loopIndex, { kind: "call", index, id: item.id, relay: new ArgumentRelay() });
     return out + this.emit("response.output_item.added", { output_index: index, item: started });
