@@ -26,4 +26,9 @@ export interface ModelAdapter extends ChatModel {
   stream(request: ChatRequest, signal?: AbortSignal): AsyncIterable<StreamEvent>;
   /** The provider's own count of the request's input tokens, where its protocol has one. */
   countTokens?(request: ChatRequest, signal?: AbortSignal): Promise<number>;
+  /**
+   * `POST /embeddings` with the client's body as it is (model replaced), for protocols that have
+   * it: the provider's answer, as it is.
+   */
+  embed?(body: { [key: string]: unknown }, signal?: AbortSignal): Promise<unknown>;
 }

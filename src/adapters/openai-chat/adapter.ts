@@ -95,7 +95,16 @@ export function createOpenAIChatAdapter(options: AdapterOptions, wire: OpenAICha
     }
   }
 
-  return { id: provider, complete, stream };
+  async function embed(body: { [key: string]: unknown }, signal?: AbortSignal): Promise<unknown> {
+    try {
+      // The SDK's `embeddings.create` would ask for base64 and decode it: the raw endpoint keeps the client's choice.
+      return await client.post("/embeddings", { body, ...(signal ? { signal } : {}) });
+    } catch (error) {
+      throw signal?.aborted ? abortedError(provider, error) : toGatewayErrorFromOpenAI(error, provider);
+    }
+  }
+
+  return { id: provider, complete, stream, embed };
 }
 
 /** Runs the idle clock only while waiting on the upstream, not while the consumer works. */

@@ -61,9 +61,44 @@ function nodeValue(node: Node): unknown {
 export function resolveConfig(json: unknown, env: Record<string, string | undefined>, source = "(inline)"): GatewayConfig {
   const missing: MissingVariable[] = [];
   const substituted = new Set<string>();
-  const parsed = configSchema.safeParse(interpolateEnv(json, env, missing, [], substituted));
-  if (!parsed.success) throw new ConfigError(source, describeIssues(parsed.error.issues, knownKeysAt));
+  const interpolated = interpolateEnv(json, env, missing, [], substituted);
+  let parsed = configSchema.safeParse(interpolated);
+  if (!parsed.success) {
+    // A field of a provider or server that an unset variable broke ("${BASE}/v1" became "/v1",
+    // not a URL) makes that entry unavailable, naming the variable, as any unset variable in it
+    // does; it is not a config error. The field gets a stand-in the entry is never used with.
+    const issues = parsed.error.issues;
+    if (issues.every((issue) => unsetIn(missing, String(issue.path[0]), String(issue.path[1])).length > 0 && unsetAt(missing, issue.path).length > 0)) {
+      const retry = configSchema.safeParse(withStandIns(interpolated, issues.map((issue) => ({ path: issue.path, variables: unsetAt(missing, issue.path) }))));
+      if (retry.success) parsed = retry;
+    }
+    if (!parsed.success) {
+      // Otherwise the error names the variable: "Invalid URL" alone would hide the cause.
+      const problems = describeIssues(parsed.error.issues, knownKeysAt).map((problem) => {
+        const unset = [...new Set(missing.filter((m) => m.path === problem.path).map((m) => m.variable))];
+        return unset.length === 0 ? problem : { ...problem, message: `${problem.message} (the environment variable ${unset.join(", ")} ${unset.length === 1 ? "is" : "are"} not set)` };
+      });
+      throw new ConfigError(source, problems);
+    }
+  }
   return { ...normalize(parsed.data, missing, source), environmentValues: [...substituted] };
+}
+
+/** The unset variables used in the string at exactly this path (where a field's problem is). */
+function unsetAt(missing: MissingVariable[], path: readonly PropertyKey[]): string[] {
+  const only = (path[0] === "providers" || path[0] === "mcpServers") && path.length >= 3;
+  return only ? [...new Set(missing.filter((m) => m.keys.length === path.length && m.keys.every((k, i) => k === path[i])).map((m) => m.variable))] : [];
+}
+
+/** The config with `unset:<VAR>` (a valid URL, a non-empty command) at each of those paths. */
+function withStandIns(value: unknown, standIns: { path: readonly PropertyKey[]; variables: string[] }[], at: PropertyKey[] = []): unknown {
+  const here = standIns.find((s) => s.path.length === at.length && s.path.every((k, i) => k === at[i]));
+  if (here) return `unset:${here.variables.join(",")}`;
+  if (Array.isArray(value)) return value.map((item, i) => withStandIns(item, standIns, [...at, i]));
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withStandIns(item, standIns, [...at, key])]));
+  }
+  return value;
 }
 
 function normalize(raw: RawConfig, missing: MissingVariable[], source: string): Omit<GatewayConfig, "environmentValues"> {
@@ -105,6 +140,7 @@ function normalize(raw: RawConfig, missing: MissingVariable[], source: string): 
       allowedOrigins: g.allowedOrigins ?? [],
       forwardRoots: g.forwardRoots ?? false,
       maxMcpSessions: g.maxMcpSessions ?? DEFAULTS.maxMcpSessions,
+      corsOrigins: g.cors?.allowedOrigins ?? [],
     },
     missingVariables: missing,
   };

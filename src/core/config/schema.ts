@@ -106,6 +106,8 @@ export const gatewaySchema = z.strictObject({
   forwardRoots: z.boolean().optional(),
   /** Open /mcp sessions at most; more initialize requests get 503 with retry-after. */
   maxMcpSessions: z.number().int().positive().optional(),
+  /** Browser apps on these origins may call /v1 (CORS); off by default. */
+  cors: z.strictObject({ allowedOrigins: z.array(z.string().min(1)).min(1) }).optional(),
 });
 
 export const configSchema = z.strictObject({
@@ -129,6 +131,7 @@ export function knownKeysAt(path: readonly PropertyKey[]): readonly string[] {
   if (section === "gateway" && path.length === 1) return Object.keys(gatewaySchema.shape);
   if (section === "gateway" && path[1] === "sampling") return ["model"];
   if (section === "gateway" && path[1] === "retries") return ["attempts", "initialDelayMs", "maxDelayMs", "budgetMs"];
+  if (section === "gateway" && path[1] === "cors") return ["allowedOrigins"];
   if (path.length === 2 && section === "mcpServers") return Object.keys(serverFields);
   if (section === "mcpServers" && rest[0] === "tools") return ["allow", "deny"];
   if (path.length === 2 && section === "providers") return Object.keys(providerSchema.shape);

@@ -67,6 +67,8 @@ export interface ResolvedGatewaySettings {
   forwardRoots: boolean;
   /** Open /mcp sessions at most. */
   maxMcpSessions: number;
+  /** Origins whose browser pages may call /v1 (CORS; `*` for any); empty: none. */
+  corsOrigins: string[];
 }
 
 export interface GatewayConfig {

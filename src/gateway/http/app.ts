@@ -3,6 +3,7 @@
  * Every error leaves as a JSON body in the shape of the route's door, with a fitting status.
  */
 import { Hono, type MiddlewareHandler } from "hono";
+import { cors } from "hono/cors";
 import { GatewayError } from "../../core/index.ts";
 import { chatCompletionsDoor } from "../doors/chat-completions/door.ts";
 import { countTokensHandler } from "../doors/messages/count-tokens.ts";
@@ -19,6 +20,7 @@ import { errorResponse } from "./errors.ts";
 import { hostGuard } from "./host-guard.ts";
 import { gatewayConcurrencyCap } from "./limits.ts";
 import { requestIdFrom } from "./request-id.ts";
+import { embeddingsHandler } from "./routes/embeddings.ts";
 import { modelHandler, modelsHandler } from "./routes/models.ts";
 
 export interface HealthReport {
@@ -51,12 +53,27 @@ const anthropicProtocol: MiddlewareHandler = async (c, next) => {
   c.res.headers.set("request-id", c.get("requestId" as never) as string);
 };
 
+/**
+ * CORS for browser apps on the configured origins: preflights answered (the headers a preflight
+ * asks for are allowed: the SDKs send their own), the gateway's answer headers exposed.
+ */
+function corsFor(origins: string[]): MiddlewareHandler {
+  return cors({
+    origin: origins.includes("*") ? "*" : origins,
+    allowMethods: ["GET", "POST", "DELETE", "OPTIONS"],
+    exposeHeaders: ["x-request-id", "request-id", "retry-after", "x-mcp-gateway-warning", "x-mcp-gateway-stop-reason"],
+    maxAge: 600,
+  });
+}
+
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
   app.use(requestId);
   // Claude Code's connectivity probe (HEAD), sent without a key.
   app.get("/api/hello", (c) => c.body(null, 200));
   app.use("/v1/*", anthropicProtocol);
+  // Before the host guard and the keys: a browser's preflight carries neither a key nor a body.
+  if (deps.config.gateway.corsOrigins.length > 0) app.use("/v1/*", corsFor(deps.config.gateway.corsOrigins));
   const auth = apiKeyAuth(deps.config.gateway.apiKeys, deps.logger);
   if (deps.config.gateway.apiKeys.length === 0) {
     const guard = hostGuard(deps.config);
@@ -74,6 +91,7 @@ export function createApp(deps: AppDeps): Hono {
   app.get("/v1/responses/:id", stored.get);
   app.delete("/v1/responses/:id", stored.delete);
   app.get("/v1/responses/:id/input_items", stored.inputItems);
+  app.post("/v1/embeddings", embeddingsHandler(deps));
   app.get("/v1/models", modelsHandler(deps.config));
   app.get("/v1/models/*", modelHandler(deps.config));
   // Liveness for anyone; server and provider details (errors, stderr tails) only for key holders

@@ -16,7 +16,8 @@ export function hostGuard(config: GatewayConfig): MiddlewareHandler {
     if (!hostAllowed(host, config.gateway.allowedHosts)) {
       return errorResponse(c, new GatewayError(`Host "${host ?? ""}" is not allowed (add it to gateway.allowedHosts, or set gateway.apiKeys)`, { status: 403, type: "permission_error", code: "host_not_allowed" }));
     }
-    if (!originAllowed(origin, config.gateway.allowedOrigins)) {
+    // An origin allowed for CORS is one the operator trusts to call the gateway from a browser.
+    if (!originAllowed(origin, [...config.gateway.allowedOrigins, ...config.gateway.corsOrigins])) {
       return errorResponse(c, new GatewayError(`Origin "${origin}" is not allowed (add it to gateway.allowedOrigins, or set gateway.apiKeys)`, { status: 403, type: "permission_error", code: "origin_not_allowed" }));
     }
     return next();
