@@ -68,7 +68,7 @@ export function resolveConfig(json: unknown, env: Record<string, string | undefi
     // not a URL) makes that entry unavailable, naming the variable, as any unset variable in it
     // does; it is not a config error. The field gets a stand-in the entry is never used with.
     const issues = parsed.error.issues;
-    if (issues.every((issue) => unsetIn(missing, String(issue.path[0]), String(issue.path[1])).length > 0 && unsetAt(missing, issue.path).length > 0)) {
+    if (issues.every((issue) => unsetAt(missing, issue.path).length > 0)) {
       const retry = configSchema.safeParse(withStandIns(interpolated, issues.map((issue) => ({ path: issue.path, variables: unsetAt(missing, issue.path) }))));
       if (retry.success) parsed = retry;
     }
