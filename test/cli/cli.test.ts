@@ -46,6 +46,11 @@ function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
   });
 }
 
+/** check's tables with wrapped cells and notes joined back to one line each (continuations are indented 4+). */
+function unwrapped(table: string): string {
+  return table.replace(/\n {4,}/g, " ");
+}
+
 const everythingOnly = () => writeConfig({ mcpServers: { everything: npmServer("server-everything") } });
 
 describe("mcp-gateway tools", () => {
@@ -90,7 +95,61 @@ describe("mcp-gateway with bad options", () => {
     const { code, stderr } = await run(args);
     expect(code).toBe(2);
     expect(stderr).toContain(message);
-    expect(stderr).toContain("Usage: mcp-gateway <command>");
+    expect(stderr).toContain("Usage: mcp-gateway serve [--config PATH] [--host H] [--port N] [--allow-unauthenticated]");
+  });
+
+  it("refuses an option of another command, with that command's help", async () => {
+    const { code, stderr } = await run(["tools", "--port", "80"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain('mcp-gateway: --port is not an option of "tools"');
+    expect(stderr).toContain("Usage: mcp-gateway tools [--config PATH] [--format F]");
+  });
+});
+
+describe("mcp-gateway --help and --version", () => {
+  const lines = (text: string) => text.split("\n");
+
+  it("--version prints the package's version", async () => {
+    const { version } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string };
+    for (const args of [["--version"], ["-v"], ["serve", "--version"]]) {
+      const { code, stdout } = await run(args);
+      expect(code, args.join(" ")).toBe(0);
+      expect(stdout).toBe(`${version}\n`);
+    }
+  });
+
+  it("--help lists every command and every option the command line accepts, in 100 columns", async () => {
+    const { OPTIONS, COMMANDS } = await import("../../src/cli/args.ts");
+    const { code, stdout } = await run(["--help"]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("Usage: mcp-gateway <command> [options]");
+    for (const command of ["serve", "stdio", "tools", "check"]) expect(stdout).toMatch(new RegExp(`^  ${command} `, "m"));
+    expect(Object.keys(COMMANDS).sort()).toEqual(["check", "serve", "stdio", "tools"]);
+    // The option the issue found missing, and the rest of what parseArgs accepts.
+    expect(stdout).toContain("--allow-unauthenticated");
+    for (const [name, option] of Object.entries(OPTIONS)) {
+      expect(stdout).toContain(`--${name}`);
+      if (option.short) expect(stdout).toContain(`-${option.short}, --${name}`);
+    }
+    for (const line of lines(stdout)) expect(line.length, line).toBeLessThanOrEqual(100);
+    expect((await run(["help"])).stdout).toBe(stdout);
+  });
+
+  it("<command> --help (and help <command>) prints that command's help with its own options", async () => {
+    const serve = await run(["serve", "--help"]);
+    expect(serve.code).toBe(0);
+    expect(serve.stdout).toMatch(/^Usage: mcp-gateway serve \[--config PATH\] \[--host H\] \[--port N\] \[--allow-unauthenticated\]\n/);
+    expect(serve.stdout).toContain("--allow-unauthenticated  listen on a non-loopback host without gateway.apiKeys");
+    expect(serve.stdout).not.toContain("--format");
+    expect((await run(["help", "serve"])).stdout).toBe(serve.stdout);
+    const tools = await run(["tools", "-h"]);
+    expect(tools.stdout).toMatch(/^Usage: mcp-gateway tools \[--config PATH\] \[--format F\]\n/);
+    expect(tools.stdout).not.toContain("--port");
+    for (const command of ["serve", "stdio", "tools", "check"]) {
+      const { stdout } = await run([command, "--help"]);
+      expect(stdout).toContain(`Usage: mcp-gateway ${command}`);
+      for (const line of lines(stdout)) expect(line.length, line).toBeLessThanOrEqual(100);
+    }
   });
 });
 
@@ -116,7 +175,33 @@ describe("mcp-gateway check", () => {
     expect(code).toBe(1);
     expect(stdout).toMatch(/everything\s+stdio\s+ready\s+\d+/);
     expect(stdout).toMatch(/broken\s+stdio\s+failed/);
-    expect(stdout).toContain("missing FOO_TOKEN");
+    expect(unwrapped(stdout)).toContain("missing FOO_TOKEN");
+  });
+
+  it("fits its table in 100 columns: a long error wraps under its column, quirk switches go on a line under the provider", async () => {
+    const models = await startFakeUpstream((_req, res) => sendJson(res, 200, { object: "list", data: [] }));
+    try {
+      const long = "missing FOO_TOKEN: this server needs a token for its upstream API; set it in the entry's env, see https://example.com/a/rather/long/path/to/the/docs";
+      const config = writeConfig({
+        mcpServers: { broken: { command: process.execPath, args: ["-e", `console.error(${JSON.stringify(long)}); process.exit(3)`] } },
+        providers: {
+          glm: { type: "openai", baseURL: `${models.url}/v1`, quirks: { preset: "zhipu", toolChoice: "send" } },
+          claude: { type: "anthropic", apiKey: "${MCPGW_TEST_UNSET_KEY}" },
+        },
+      });
+      const { code, stdout } = await run(["check", "--config", config]);
+      expect(code).toBe(1);
+      for (const line of stdout.split("\n")) expect(line.length, line).toBeLessThanOrEqual(100);
+      // Every word of the error is there, in order, wrapped under the error column.
+      const errorColumn = stdout.split("\n")[2]!.indexOf("error");
+      const errorLines = stdout.split("\n").filter((l) => l.length > errorColumn && /^(broken|\s)/.test(l) && l.slice(errorColumn).trim() !== "");
+      expect(errorLines.map((l) => l.slice(errorColumn).trim()).join(" ")).toContain(long);
+      expect(stdout).toMatch(/^glm\s+openai\s+zhipu\s+ok\s+\d+\s*$/m);
+      expect(unwrapped(stdout)).toMatch(/^ {2}quirks: zhipu \(overrides: toolChoice=send\): maxTokensField=max_tokens, .*assistantContentString, ensureUserMessage, toolTypeFunction, flattenContent$/m);
+      expect(stdout).toMatch(/^claude\s+anthropic\s+anthropic\s+unavailable\s+set MCPGW_TEST_UNSET_KEY$/m);
+    } finally {
+      await models.close();
+    }
   });
 
   it("exits 0 when everything is reachable, and shows each provider's quirk preset", async () => {
@@ -131,7 +216,8 @@ describe("mcp-gateway check", () => {
       // The tools count is what is offered, after the allow/deny filter.
       expect(stdout).toMatch(/narrow\s+stdio\s+ready\s+1 of \d+\s/);
       expect(stdout).toMatch(/everything\s+stdio\s+ready\s+\d+\s/);
-      expect(stdout).toMatch(/local\s+openai\s+ollama: maxTokensField=max_tokens, openaiOnlyFields=\[frequency_penalty, presence_penalty\], messageNames=false, imageDetail=false, objectArguments, textToolCalls=hermes\s+ok/);
+      expect(stdout).toMatch(/^local\s+openai\s+ollama\s+ok\s+\d+$/m);
+      expect(unwrapped(stdout)).toContain("\n  quirks: ollama: maxTokensField=max_tokens, openaiOnlyFields=[frequency_penalty, presence_penalty], messageNames=false, imageDetail=false, objectArguments, textToolCalls=hermes\n");
       expect(models.requests[0]!.path).toBe("/v1/models");
     } finally {
       await models.close();
@@ -142,7 +228,7 @@ describe("mcp-gateway check", () => {
     const config = writeConfig({ mcpServers: {}, providers: { openai: { type: "openai", apiKey: "${MCPGW_TEST_UNSET_KEY}" } } });
     const { code, stdout } = await run(["check", "--config", config]);
     expect(code).toBe(1);
-    expect(stdout).toMatch(/openai\s+openai\s+openai: OpenAI defaults\s+unavailable\s+set MCPGW_TEST_UNSET_KEY/);
+    expect(stdout).toMatch(/^openai\s+openai\s+openai\s+unavailable\s+set MCPGW_TEST_UNSET_KEY\n {2}quirks: openai: OpenAI defaults$/m);
   });
 
   it("reports an MCP server whose ${VAR} is unset as unavailable, naming it, without starting it", async () => {
@@ -154,7 +240,7 @@ describe("mcp-gateway check", () => {
     });
     const { code, stdout } = await run(["check", "--config", config]);
     expect(code).toBe(1);
-    expect(stdout).toMatch(/remote\s+http\s+unavailable\s+0\s+not started: set MCPGW_TEST_UNSET_PORT, MCPGW_TEST_UNSET_TOKEN/);
+    expect(unwrapped(stdout)).toMatch(/remote\s+http\s+unavailable\s+0\s+not started: set MCPGW_TEST_UNSET_PORT, MCPGW_TEST_UNSET_TOKEN/);
     expect(stdout).toMatch(/everything\s+stdio\s+ready/);
   });
 

@@ -37,14 +37,17 @@ export async function checkCommand(args: CliArgs): Promise<number> {
   }
   const providerRows = await Promise.all(
     Object.values(config.providers).map(async (provider) => {
+      // The preset in its column; the switches in force on a line of their own under the row.
       const quirks = describeProviderQuirks(quirksByProvider.get(provider.name), provider.type);
+      const preset = quirks.split(/[ :]/)[0]!;
+      const notes = quirks === preset ? [] : [`quirks: ${quirks}`];
       if (provider.missingVariables.length > 0) {
         failures++;
-        return [provider.name, provider.type, quirks, "unavailable", "", `set ${provider.missingVariables.join(", ")}`];
+        return { cells: [provider.name, provider.type, preset, "unavailable", "", `set ${provider.missingVariables.join(", ")}`], notes };
       }
       const probe = await probeProvider(provider, provider.timeoutMs);
       if (!probe.ok) failures++;
-      return [provider.name, provider.type, quirks, probe.ok ? "ok" : "failed", String(probe.ms), probe.ok ? "" : probe.detail];
+      return { cells: [provider.name, provider.type, preset, probe.ok ? "ok" : "failed", String(probe.ms), probe.ok ? "" : probe.detail], notes };
     }),
   );
   if (providerRows.length > 0) process.stdout.write(`${renderTable(["provider", "type", "quirks", "status", "ms", "error"], providerRows)}\n`);
