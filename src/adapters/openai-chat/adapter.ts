@@ -1,13 +1,11 @@
-import OpenAI from "openai";
 import type { ChatRequest, ChatResult, StreamEvent } from "../../core/index.ts";
-import { fastFetch } from "../../core/fast-fetch.ts";
 import { abortedError } from "../http-error.ts";
+import { createOpenAIClient, DEFAULT_OPENAI_TIMEOUT_MS } from "../openai-client.ts";
 import { IdleAbort } from "../idle-abort.ts";
 import { PRESETS } from "../quirks/presets.ts";
 import { RequestQuirks } from "../quirks/request/index.ts";
 import type { QuirkSwitches } from "../quirks/types.ts";
 import type { AdapterOptions, ModelAdapter } from "../types.ts";
-import { normalizeErrorBody } from "./error-body.ts";
 import { toGatewayErrorFromOpenAI } from "./errors.ts";
 import { Exchange, type ExchangeOptions } from "./exchange.ts";
 import { sseChunks } from "./sse-chunks.ts";
@@ -24,43 +22,11 @@ export interface OpenAIChatWireOptions {
   quirks?: QuirkSwitches;
 }
 
-const DEFAULT_BASE_URL = "https://api.openai.com/v1";
 /** The SDK's default request timeout, also used as the stream idle limit when none is configured. */
-const DEFAULT_TIMEOUT_MS = 600_000;
+const DEFAULT_TIMEOUT_MS = DEFAULT_OPENAI_TIMEOUT_MS;
 
-/**
- * The SDK keeps an error body only when it has an `error` key; Mistral, vLLM and Gemini's
- * compatible endpoint send other shapes, whose message would be lost. They are put in that
- * shape first (see error-body.ts).
- */
-class Client extends OpenAI {
-  protected override makeStatusError(status: number, error: object, message: string | undefined, headers: Headers) {
-    return super.makeStatusError(status, normalizeErrorBody(error), message, headers);
-  }
-}
-
-function createClient(options: AdapterOptions): OpenAI {
-  return new Client({
-    baseURL: options.baseURL ?? DEFAULT_BASE_URL,
-    // Local servers need no key, but the SDK refuses to start without one.
-    apiKey: options.apiKey || "not-needed",
-    // Pinned so OPENAI_* environment variables meant for OpenAI never reach another provider.
-    adminAPIKey: null,
-    organization: null,
-    project: null,
-    webhookSecret: null,
-    defaultHeaders: options.headers,
-    timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    maxRetries: 0, // retries and fallbacks belong to the gateway
-    fetch: options.fetch ?? fastFetch,
-    // Failures reach the caller as GatewayErrors (with the SDK error as cause); no console noise.
-    logLevel: "off",
-  });
-}
-
-/** A ModelAdapter for the Chat Completions API of OpenAI and every OpenAI-compatible server. */
 export function createOpenAIChatAdapter(options: AdapterOptions, wire: OpenAIChatWireOptions = {}): ModelAdapter {
-  const client = createClient(options);
+  const client = createOpenAIClient(options);
   const provider = options.id;
   const idleMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   // A copy: the request steps are built from it once, and every call must see the same switches.

@@ -1,7 +1,6 @@
-import OpenAI from "openai";
 import type { ChatRequest, ChatResult, StreamEvent } from "../../core/index.ts";
-import { fastFetch } from "../../core/fast-fetch.ts";
 import { abortedError } from "../http-error.ts";
+import { createOpenAIClient, DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_TIMEOUT_MS } from "../openai-client.ts";
 import { IdleAbort } from "../idle-abort.ts";
 import { renameFunctions } from "../neutral-names.ts";
 import { OPENAI_FUNCTION_NAMES } from "../quirks/function-names.ts";
@@ -14,32 +13,9 @@ import { toWireParams } from "./to-request.ts";
 import { offeredTools } from "./tools.ts";
 import type { ResponseCreateParamsNonStreaming, WireParams } from "./wire.ts";
 
-export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
+export const DEFAULT_BASE_URL = DEFAULT_OPENAI_BASE_URL;
 /** The SDK's default request timeout, also how long a started stream may stay silent. */
-export const DEFAULT_TIMEOUT_MS = 600_000;
-
-/**
- * The SDK client, built once per adapter. Retries belong to the gateway (maxRetries 0); base URL
- * and key are always passed and the OPENAI_* organization/project/webhook settings pinned, so the
- * gateway config is the only source. Logging is off: failures reach the caller as GatewayErrors,
- * and in stdio mode stdout is the MCP channel.
- */
-function createClient(options: AdapterOptions): OpenAI {
-  return new OpenAI({
-    baseURL: options.baseURL ?? DEFAULT_BASE_URL,
-    // Local servers need no key, but the SDK refuses to start without one.
-    apiKey: options.apiKey || "not-needed",
-    adminAPIKey: null,
-    organization: null,
-    project: null,
-    webhookSecret: null,
-    defaultHeaders: options.headers,
-    timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    maxRetries: 0,
-    fetch: options.fetch ?? fastFetch,
-    logLevel: "off",
-  });
-}
+export const DEFAULT_TIMEOUT_MS = DEFAULT_OPENAI_TIMEOUT_MS;
 
 /** One call's body and the headers to forward (a Responses client's own, on a pass-through). */
 function wireRequest(request: ChatRequest, original: ChatRequest, origin: string): { params: WireParams; headers?: Record<string, string> } {
@@ -54,7 +30,7 @@ const sdkParams = (params: WireParams): ResponseCreateParamsNonStreaming => para
 
 /** A ModelAdapter for the OpenAI Responses API (`POST /v1/responses`) and servers that speak it. */
 export function createOpenAIResponsesAdapter(options: AdapterOptions): ModelAdapter {
-  const client = createClient(options);
+  const client = createOpenAIClient(options);
   const provider = options.id;
   const idleMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 

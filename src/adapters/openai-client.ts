@@ -1,0 +1,43 @@
+/**
+ * The `openai` SDK client both OpenAI-protocol adapters (Chat Completions and Responses) use,
+ * built once per provider. Retries and fallbacks belong to the gateway (maxRetries 0); base URL
+ * and key are always passed and the OPENAI_* organization/project/webhook settings pinned, so the
+ * gateway config is the only source; logging is off (failures reach the caller as GatewayErrors,
+ * and in stdio mode stdout is the MCP channel).
+ */
+import OpenAI from "openai";
+import { fastFetch } from "../core/fast-fetch.ts";
+import { normalizeErrorBody } from "./openai-chat/error-body.ts";
+import type { AdapterOptions } from "./types.ts";
+
+export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
+/** The SDK's default request timeout, also used as the stream idle limit when none is configured. */
+export const DEFAULT_OPENAI_TIMEOUT_MS = 600_000;
+
+/**
+ * The SDK keeps an error body only when it has an `error` key; Mistral, vLLM and Gemini's
+ * compatible endpoint send other shapes, whose message would be lost. They are put in that
+ * shape first (see openai-chat/error-body.ts).
+ */
+class Client extends OpenAI {
+  protected override makeStatusError(status: number, error: object, message: string | undefined, headers: Headers) {
+    return super.makeStatusError(status, normalizeErrorBody(error), message, headers);
+  }
+}
+
+export function createOpenAIClient(options: AdapterOptions): OpenAI {
+  return new Client({
+    baseURL: options.baseURL ?? DEFAULT_OPENAI_BASE_URL,
+    // Local servers need no key, but the SDK refuses to start without one.
+    apiKey: options.apiKey || "not-needed",
+    adminAPIKey: null,
+    organization: null,
+    project: null,
+    webhookSecret: null,
+    defaultHeaders: options.headers,
+    timeout: options.timeoutMs ?? DEFAULT_OPENAI_TIMEOUT_MS,
+    maxRetries: 0,
+    fetch: options.fetch ?? fastFetch,
+    logLevel: "off",
+  });
+}
