@@ -1,9 +1,12 @@
 /**
- * The small key-value stores the gateway keeps between requests (hidden MCP steps, provider
- * reasoning data). Async on purpose: a shared implementation (Redis) fits the same interface
- * when several gateway instances run behind a load balancer.
+ * Where the gateway keeps everything between requests: the hidden MCP steps, stored Responses
+ * API responses, rate-limit counters. One backend per gateway — in memory (the default: one
+ * process, nothing to install) or shared (Redis: many instances behind any load balancer) — with
+ * a table per kind of state, each entry with a time to live and a size bound. Async on purpose:
+ * the shared backend answers over the network.
  */
 import { LRUCache } from "lru-cache";
+import { GatewayError } from "../../core/index.ts";
 
 export interface StateStore<T> {
   get(key: string): Promise<T | undefined>;
@@ -11,12 +14,60 @@ export interface StateStore<T> {
   delete(key: string): Promise<void>;
 }
 
-export interface MemoryStoreOptions {
-  /** Entries kept at most (least recently used evicted first). */
-  maxEntries?: number;
-  /** Total size bound, in bytes of the entries' JSON. */
-  maxBytes?: number;
+export interface TableLimits {
   /** Time to live of an entry, in ms. */
+  ttlMs: number;
+  /** An entry larger than this (bytes of its JSON) is not kept (the caller's fallback applies). */
+  maxEntryBytes: number;
+  /** In memory: entries and total bytes kept at most (least recently used evicted first). */
+  maxEntries?: number;
+  maxBytes?: number;
+}
+
+/** A counter in a fixed time window: its count after the addition, and when the window ends. */
+export interface WindowCount {
+  count: number;
+  resetMs: number;
+}
+
+export interface Counters {
+  /** Adds `amount` to the counter of `key` in its current window of `windowMs`. */
+  add(key: string, amount: number, windowMs: number): Promise<WindowCount>;
+  /** The counter's current count (0 for a window not started). */
+  peek(key: string, windowMs: number): Promise<WindowCount>;
+}
+
+export interface StoreHealth {
+  kind: "memory" | "redis";
+  status: "ok" | "down";
+  error?: string;
+}
+
+export interface StateBackend {
+  readonly kind: StoreHealth["kind"];
+  table<T extends object>(namespace: string, limits: TableLimits): StateStore<T>;
+  readonly counters: Counters;
+  health(): StoreHealth;
+  close(): Promise<void>;
+}
+
+/** The failure of a shared store, as the requests that needed it see it: 503, try again soon. */
+export function storeUnavailable(cause: unknown): GatewayError {
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  return new GatewayError(`The gateway's state store is unavailable (${reason}); try again shortly`, {
+    status: 503,
+    type: "api_error",
+    code: "store_unavailable",
+    retryable: true,
+    retryAfterMs: 1000,
+    cause,
+  });
+}
+
+export interface MemoryStoreOptions {
+  maxEntries?: number;
+  maxBytes?: number;
+  maxEntryBytes?: number;
   ttlMs?: number;
 }
 
@@ -38,6 +89,7 @@ export class MemoryStore<T extends object> implements StateStore<T> {
     this.cache = new LRUCache<string, T>({
       max: options.maxEntries ?? 10_000,
       maxSize: options.maxBytes ?? 64 * 1024 * 1024,
+      ...(options.maxEntryBytes === undefined ? {} : { maxEntrySize: options.maxEntryBytes }),
       // One entry may be stored under several keys (hidden steps: one per client tool call):
       // its size is computed once, not once per key.
       sizeCalculation: (value) => sizeOf(value),
@@ -60,4 +112,51 @@ export class MemoryStore<T extends object> implements StateStore<T> {
   get size(): number {
     return this.cache.size;
   }
+}
+
+class MemoryCounters implements Counters {
+  private readonly windows = new Map<string, { count: number; endsAt: number }>();
+
+  async add(key: string, amount: number, windowMs: number): Promise<WindowCount> {
+    const now = Date.now();
+    this.sweep(now);
+    let window = this.windows.get(key);
+    if (!window || window.endsAt <= now) {
+      window = { count: 0, endsAt: now + windowMs };
+      this.windows.set(key, window);
+    }
+    window.count += amount;
+    return { count: window.count, resetMs: window.endsAt - now };
+  }
+
+  async peek(key: string, windowMs: number): Promise<WindowCount> {
+    const now = Date.now();
+    const window = this.windows.get(key);
+    return window && window.endsAt > now ? { count: window.count, resetMs: window.endsAt - now } : { count: 0, resetMs: windowMs };
+  }
+
+  /** Ended windows go, a few at a time, so the map stays the size of the active keys. */
+  private sweep(now: number): void {
+    let checked = 0;
+    for (const [key, window] of this.windows) {
+      if (++checked > 16) break;
+      if (window.endsAt <= now) this.windows.delete(key);
+    }
+  }
+}
+
+/** The default backend: this process only. */
+export class MemoryBackend implements StateBackend {
+  readonly kind = "memory" as const;
+  readonly counters: Counters = new MemoryCounters();
+
+  table<T extends object>(_namespace: string, limits: TableLimits): StateStore<T> {
+    return new MemoryStore<T>({ ttlMs: limits.ttlMs, maxEntryBytes: limits.maxEntryBytes, ...(limits.maxEntries ? { maxEntries: limits.maxEntries } : {}), ...(limits.maxBytes ? { maxBytes: limits.maxBytes } : {}) });
+  }
+
+  health(): StoreHealth {
+    return { kind: "memory", status: "ok" };
+  }
+
+  async close(): Promise<void> {}
 }
