@@ -1,13 +1,15 @@
 /**
  * The running gateway: config, MCP pool, provider adapters, state stores and the HTTP app,
- * wired once at start-up. Front doors (HTTP, stdio) are built on top of it.
+ * wired once at start-up. Front doors (HTTP, stdio) are built on top of it. The MCP servers
+ * connect in the background: the gateway can listen at once, each server's tools are offered
+ * from the moment it is ready, and `started` says when every first start has ended.
  */
 import type { Hono } from "hono";
-import { ConfigError, type GatewayConfig } from "../core/config/index.ts";
+import type { GatewayConfig } from "../core/config/index.ts";
 import { createLogger, scrubber, type Logger } from "../core/logger.ts";
 import type { SchemaTarget } from "../core/index.ts";
 import { McpPool } from "../mcp/pool.ts";
-import { createApp, type HealthReport } from "./http/app.ts";
+import { createApp, type HealthReport, type ReadyReport } from "./http/app.ts";
 import { McpHttpEndpoint } from "./mcp-server/http.ts";
 import { McpHub } from "./mcp-server/hub.ts";
 import { buildProviders, type AdapterFactory, type ProviderEntry } from "./routing/providers.ts";
@@ -34,6 +36,13 @@ export interface Gateway {
   /** The /mcp Streamable HTTP endpoint mounted on `app`. */
   mcpHttp: McpHttpEndpoint;
   health(): HealthReport;
+  ready(): ReadyReport;
+  /**
+   * Resolves when every enabled MCP server has finished its first start, ready or failed (each
+   * within its start timeout). Never rejects. Nothing needs to wait for it: tools join as their
+   * servers become ready. The CLI's stdio mode and tests do.
+   */
+  started: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -52,6 +61,10 @@ export function configSecrets(config: GatewayConfig): string[] {
   return secrets;
 }
 
+function firstLine(text: string): string {
+  return text.split("\n")[0]!;
+}
+
 function health(pool: McpPool, providers: Map<string, ProviderEntry>, scrub: (text: string) => string): HealthReport {
   // stderr tails can hold tokens the servers printed: scrubbed like the logs.
   const servers = pool.states().map((s) => ({ ...s, ...(s.error === undefined ? {} : { error: scrub(s.error) }) }));
@@ -61,15 +74,42 @@ function health(pool: McpPool, providers: Map<string, ProviderEntry>, scrub: (te
     status: p.unavailable ? "unavailable" : "configured",
     ...(p.unavailable ? { error: p.unavailable } : {}),
   }));
-  const degraded = servers.some((s) => s.status === "failed" || s.status === "unavailable");
-  return { status: degraded ? "degraded" : "ok", servers, providers: providerStates };
+  const reasons: string[] = [];
+  for (const s of servers) {
+    if (s.status === "failed" || s.status === "unavailable") reasons.push(`MCP server "${s.name}" ${s.status}: ${firstLine(s.error ?? "")}`);
+  }
+  for (const collision of pool.emptyPrefixCollisions()) {
+    reasons.push(`prefix "" makes tool names collide: ${collision.tools.map((t) => `${t.server}/${t.tool}`).join(", ")} all want "${collision.name}"`);
+  }
+  if (providerStates.length === 0) reasons.push("no provider configured: /v1 requests cannot be answered (add one under providers)");
+  else if (providerStates.every((p) => p.status === "unavailable")) {
+    reasons.push(`no provider is usable: ${providerStates.map((p) => `${p.name} (${p.error})`).join("; ")}`);
+  }
+  return { status: reasons.length > 0 ? "degraded" : "ok", reasons, servers, providers: providerStates };
 }
 
-function logSchemaWarnings(pool: McpPool, providers: Map<string, ProviderEntry>, logger: Logger): void {
+function ready(pool: McpPool): ReadyReport {
+  const starting = pool.startingServers();
+  return { status: starting.length > 0 ? "starting" : "ready", starting };
+}
+
+/**
+ * Logs what provider schema normalization changed in the tools, each once (the registry is
+ * rebuilt whenever a server becomes ready or restarts).
+ */
+function schemaWarningLogger(providers: Map<string, ProviderEntry>, logger: Logger): (pool: McpPool) => void {
   const targets = new Set<SchemaTarget>([...providers.values()].map((p) => p.schemaTarget));
-  for (const target of targets) {
-    for (const { tool, warning } of pool.registry.normalized(target).warnings) logger.info({ target, tool, warning }, "tool schema adjusted for provider");
-  }
+  const logged = new Set<string>();
+  return (pool) => {
+    for (const target of targets) {
+      for (const { tool, warning } of pool.registry.normalized(target).warnings) {
+        const key = `${target}\u0000${tool}\u0000${warning}`;
+        if (logged.has(key)) continue;
+        logged.add(key);
+        logger.info({ target, tool, warning }, "tool schema adjusted for provider");
+      }
+    }
+  };
 }
 
 export async function createGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
@@ -78,28 +118,27 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const mcp = new McpHub({ config, logger, providers });
   const pool = new McpPool(config.servers, { logger, upstreamHandlers: mcp.upstreamHandlers });
   mcp.bind(pool);
-  await pool.start();
-  const collisions = pool.emptyPrefixCollisions();
-  if (collisions.length > 0) {
-    await pool.close();
-    throw new ConfigError(config.path ?? "(inline)", collisions.map((c) => ({
-      path: `mcpServers.${c.tools.find((t) => t)?.server ?? ""}.prefix`,
-      message: `prefix "" makes tool names collide: ${c.tools.map((t) => `${t.server}/${t.tool}`).join(", ")} all want "${c.name}"`,
-    })));
-  }
   for (const provider of providers.values()) {
     if (provider.unavailable) logger.warn({ provider: provider.name }, provider.unavailable);
-  }
-  const upstreamChat = pool.registry.get("chat");
-  if (upstreamChat && config.gateway.chatTool && providers.size > 0) {
-    logger.warn({ server: upstreamChat.server }, `the gateway's own "chat" tool is hidden by server "${upstreamChat.server}"'s tool "chat" (prefix ""); give that server a prefix, or set gateway.chatTool to false to silence this`);
   }
   for (const server of config.servers) {
     if (!server.disabled && server.missingVariables.length > 0) {
       logger.warn({ server: server.name, unset: server.missingVariables }, `MCP server "${server.name}" not started: set ${server.missingVariables.join(", ")}`);
     }
   }
-  logSchemaWarnings(pool, providers, logger);
+  // What used to be checked once after every server had started, now as servers become ready.
+  // (A prefix "" collision can only be seen once both servers are up: it is logged by the pool
+  // and reported by /health and `check`.)
+  const logSchemaWarnings = schemaWarningLogger(providers, logger);
+  let chatHiddenWarned = false;
+  pool.onChange(() => {
+    const upstreamChat = pool.registry.get("chat");
+    if (upstreamChat && !chatHiddenWarned && config.gateway.chatTool && providers.size > 0) {
+      chatHiddenWarned = true;
+      logger.warn({ server: upstreamChat.server }, `the gateway's own "chat" tool is hidden by server "${upstreamChat.server}"'s tool "chat" (prefix ""); give that server a prefix, or set gateway.chatTool to false to silence this`);
+    }
+    logSchemaWarnings(pool);
+  });
   const hiddenSteps = new HiddenStepsKeeper(new MemoryStore<HiddenSteps>(), logger);
   const scrub = scrubber(configSecrets(config));
   const report = () => health(pool, providers, scrub);
@@ -114,14 +153,22 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     responses: new ResponseStore(new MemoryStore<StoredResponse>()),
     logger,
     health: report,
+    ready: () => ready(pool),
     retryPolicy: config.gateway.retries,
     scrub,
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+  });
+  // In the background: nothing above waits for a server.
+  const started = pool.start().then(() => {
+    const states = pool.states().filter((s) => s.status !== "disabled" && s.status !== "closed");
+    if (states.length === 0) return;
+    const failed = states.filter((s) => s.status !== "ready").map((s) => s.name);
+    logger.info({ ready: states.length - failed.length, failed, tools: pool.registry.list().length }, "MCP servers started");
   });
   const close = async () => {
     await mcpHttp.close();
     await mcp.close();
     await pool.close();
   };
-  return { config, logger, pool, providers, hiddenSteps, app, mcp, mcpHttp, health: report, close };
+  return { config, logger, pool, providers, hiddenSteps, app, mcp, mcpHttp, health: report, ready: () => ready(pool), started, close };
 }

@@ -1,7 +1,8 @@
 /**
- * The MCP servers of mcp.config.json: connected in parallel, each on its own (a failing
- * server never blocks the others), and the registry of their tools rebuilt whenever a
- * server's tools change (connect, reconnect, list_changed, crash).
+ * The MCP servers of mcp.config.json: connected in parallel, each on its own (a failing or
+ * hanging server never blocks the others, and nobody has to wait for the start to finish: a
+ * server's tools are offered from the moment it is ready), and the registry of their tools
+ * rebuilt whenever a server's tools change (connect, reconnect, list_changed, crash).
  */
 import type { ServerConfig } from "../core/config/index.ts";
 import type { Logger } from "../core/logger.ts";
@@ -12,13 +13,15 @@ import { buildToolNameMap, emptyPrefixCollisions, type ToolNameCollision } from 
 import { compileToolFilter } from "./registry/tool-filter.ts";
 import { ToolRegistry, type RegisteredTool, type ToolCaller } from "./registry/registry.ts";
 
-export type { ReadyInfo };
+export type { ReadyInfo, ServerState };
 export type { UpstreamClient, UpstreamHandlerRegistry, UpstreamHandlers, UpstreamMessage } from "./client/upstream.ts";
 
 /** Told after every successful (re)connect of a server; see McpPool.onReady. */
 export type ReadyListener = (server: string, info: ReadyInfo) => void;
+/** Told whenever a server's status changed; see McpPool.onStatus. */
+export type StatusListener = (state: ServerState) => void;
 
-export interface PoolOptions extends Omit<ConnectionOptions, "onToolsChanged" | "backoff"> {
+export interface PoolOptions extends Omit<ConnectionOptions, "onToolsChanged" | "backoff" | "onStatus"> {
   logger: Logger;
   /**
    * Makes each server's retry backoff. A factory, not an instance: one Backoff shared by every
@@ -34,6 +37,8 @@ export class McpPool {
   private nameCollisions: ToolNameCollision[] = [];
   private readonly listeners = new Set<(registry: ToolRegistry) => void>();
   private readonly readyListeners = new Set<ReadyListener>();
+  private readonly statusListeners = new Set<StatusListener>();
+  private started: Promise<void> | undefined;
   private readonly caller: ToolCaller;
   private readonly taskToolsReported = new Set<string>();
 
@@ -51,6 +56,7 @@ export class McpPool {
           ...(backoff ? { backoff: backoff() } : {}),
           onToolsChanged: () => this.rebuild(),
           onReady: (name, info) => this.announceReady(name, info),
+          onStatus: (state) => this.announceStatus(state),
         }),
       );
     }
@@ -65,9 +71,20 @@ export class McpPool {
     this.current = new ToolRegistry(0, [], this.caller);
   }
 
-  /** Starts every enabled server; resolves when each has connected or failed once. */
-  async start(): Promise<void> {
-    await Promise.all([...this.connections.values()].map((c) => c.start()));
+  /**
+   * Starts every enabled server, each in the background; resolves when each has connected or
+   * failed once (at the latest after its start timeout). Never rejects. The servers' tools join
+   * the registry one by one as they become ready: a caller that serves requests need not wait.
+   * Calling it again returns the same promise.
+   */
+  start(): Promise<void> {
+    this.started ??= Promise.all([...this.connections.values()].map((c) => c.start())).then(() => undefined);
+    return this.started;
+  }
+
+  /** Names of the enabled servers whose first start is still under way (readiness). */
+  startingServers(): string[] {
+    return [...this.connections.values()].filter((c) => !c.firstStartDone).map((c) => c.name);
   }
 
   get registry(): ToolRegistry {
@@ -115,6 +132,25 @@ export class McpPool {
   onReady(listener: ReadyListener): () => void {
     this.readyListeners.add(listener);
     return () => this.readyListeners.delete(listener);
+  }
+
+  /**
+   * Calls `listener` whenever a server's status changed (starting, ready, failed, closed, and a
+   * new error while failed), with the server's new state.
+   */
+  onStatus(listener: StatusListener): () => void {
+    this.statusListeners.add(listener);
+    return () => this.statusListeners.delete(listener);
+  }
+
+  private announceStatus(state: ServerState): void {
+    for (const listener of this.statusListeners) {
+      try {
+        listener(state);
+      } catch (error) {
+        this.options.logger.warn({ server: state.name, err: String(error) }, "onStatus listener failed");
+      }
+    }
   }
 
   private announceReady(server: string, info: ReadyInfo): void {

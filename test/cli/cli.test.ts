@@ -2,7 +2,7 @@
  * The command line as a user runs it: `node bin/mcp-gateway.js <command>` in a child process
  * against real MCP servers.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -273,6 +273,8 @@ describe("mcp-gateway serve", () => {
   it("serves, and on SIGTERM finishes, closes every MCP server and exits 0", async () => {
     const config = writeConfig({ mcpServers: { everything: npmServer("server-everything") }, gateway: { port: 0 } });
     const { child, url } = await startServe(config);
+    // It listens before its MCP servers are up: /ready says when their first starts have ended.
+    await vi.waitFor(async () => expect((await fetch(`${url}/ready`)).status).toBe(200), { timeout: 20_000, interval: 50 });
     const health = (await (await fetch(`${url}/health`)).json()) as { servers: { name: string; status: string }[] };
     expect(health.servers).toEqual([expect.objectContaining({ name: "everything", status: "ready" })]);
     const serverPids = childPids(child.pid!);

@@ -19,10 +19,18 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
-export async function startGateway(json: Record<string, unknown>, options: { heartbeatMs?: number; env?: Record<string, string> } = {}): Promise<RunningGateway> {
+/**
+ * `waitForServers` (default true): resolve once every MCP server's first start has ended, as
+ * most tests want; false returns as soon as the gateway listens (servers still starting).
+ */
+export async function startGateway(
+  json: Record<string, unknown>,
+  options: { heartbeatMs?: number; env?: Record<string, string>; waitForServers?: boolean } = {},
+): Promise<RunningGateway> {
   const config = resolveConfig({ mcpServers: { everything: npmServer("server-everything") }, ...json }, options.env ?? {});
   const gateway = await createGateway(config, { logger: silentLogger(), ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}) });
   const server = await listen(gateway.app, "127.0.0.1", 0);
+  if (options.waitForServers !== false) await gateway.started;
   return {
     url: server.url,
     gateway,

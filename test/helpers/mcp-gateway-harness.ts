@@ -42,6 +42,8 @@ export interface McpGateway {
 export async function startMcpGateway(json: Record<string, unknown>, env: Record<string, string> = {}): Promise<McpGateway> {
   const gateway = await createGateway(resolveConfig(json, env), { logger: silentLogger() });
   const server = await listen(gateway.app, "127.0.0.1", 0);
+  // Every server's first start ended: the tests expect their tools listed from the first request.
+  await gateway.started;
   return {
     url: server.url,
     mcpUrl: new URL(`${server.url}/mcp`),

@@ -138,3 +138,22 @@ export async function startEverythingHttp(mode: "streamableHttp" | "sse"): Promi
   await stop();
   throw new Error(`server-everything ${mode} did not accept connections on ${port}: ${stderr}`);
 }
+
+export const SLOW_SERVER = join(root, "test", "helpers", "slow-server.mjs");
+
+export interface SlowServerOptions {
+  /** "hang": never answers initialize; "hang-tools": never answers tools/list; "gate": answers once `gate` exists. */
+  mode?: "hang" | "hang-tools" | "gate";
+  gate?: string;
+  /** A file that gets "spawned <pid>" for every start. */
+  log?: string;
+}
+
+/** An mcp.config.json stdio entry for the slow server (test/helpers/slow-server.mjs, plain node). */
+export function slowServerEntry(options: SlowServerOptions = {}, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const env: Record<string, string> = {};
+  if (options.mode) env.SLOW_MODE = options.mode;
+  if (options.gate) env.SLOW_GATE = options.gate;
+  if (options.log) env.SLOW_LOG = options.log;
+  return { command: process.execPath, args: [SLOW_SERVER], env, ...extra };
+}

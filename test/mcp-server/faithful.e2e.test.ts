@@ -122,6 +122,7 @@ describe("the chat tool's presence", () => {
       {},
     );
     const gateway = await createGateway(config, { logger });
+    await gateway.started;
     try {
       expect(gateway.mcp.listTools().filter((t) => t.name === "chat").map((t) => t.description)).toEqual(["the server's own chat"]);
       expect(lines).toContainEqual(expect.objectContaining({ server: "chatty", msg: expect.stringContaining('the gateway\'s own "chat" tool is hidden by server "chatty"') }));

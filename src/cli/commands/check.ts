@@ -15,17 +15,20 @@ export async function checkCommand(args: CliArgs): Promise<number> {
   const pool = new McpPool(config.servers, { logger: createLogger({ level: "silent" }) });
   let failures = 0;
   try {
+    // Waits for every server's first start (each within its start timeout).
     await pool.start();
     const offered = pool.registry.list();
     const rows = pool.states().map((s) => {
-      if (s.status === "failed" || s.status === "unavailable") failures++;
+      // A server whose first start failed may already be in its next attempt: still a failure.
+      const status = s.status === "starting" && s.error !== undefined ? "failed" : s.status;
+      if (status === "failed" || status === "unavailable") failures++;
       // What models and clients get, after the server's allow/deny filter: "10 of 14" when it hides some.
       const count = offered.filter((t) => t.server === s.name).length;
       const tools = count === s.toolCount ? String(count) : `${count} of ${s.toolCount}`;
-      return [s.name, s.transport, s.status, tools, s.startupMs === undefined ? "" : String(s.startupMs), oneLine(s.error ?? "")];
+      return [s.name, s.transport, status, tools, s.startupMs === undefined ? "" : String(s.startupMs), oneLine(s.error ?? "")];
     });
     process.stdout.write(`${renderTable(["server", "transport", "status", "tools", "startup ms", "error"], rows)}\n\n`);
-    // What `serve` would refuse: prefix "" making names collide.
+    // What `serve` reports as degraded in /health: prefix "" making names collide.
     for (const collision of pool.emptyPrefixCollisions()) {
       failures++;
       const owners = collision.tools.map((t) => `${t.server}/${t.tool}`).join(", ");

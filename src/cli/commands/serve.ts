@@ -17,9 +17,15 @@ export async function serveCommand(args: CliArgs): Promise<number> {
     );
     return 2;
   }
+  // Listens at once: the MCP servers connect in the background (each within its start timeout),
+  // their tools offered as they become ready; /health shows each one's state, /ready when all
+  // first starts have ended.
   const gateway = await createGateway(config);
   const server = await listen(gateway.app, host, port);
-  gateway.logger.info({ url: server.url, config: config.path, tools: gateway.pool.registry.list().length }, `mcp-gateway listening on ${server.url}`);
+  gateway.logger.info(
+    { url: server.url, config: config.path, startingServers: gateway.pool.startingServers() },
+    `mcp-gateway listening on ${server.url}`,
+  );
 
   return new Promise<number>((resolve) => {
     let stopping = false;

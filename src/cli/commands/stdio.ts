@@ -7,6 +7,11 @@ import type { CliArgs } from "../args.ts";
 export async function stdioCommand(args: CliArgs): Promise<number> {
   const config = await loadConfigFile(resolveConfigPath(args.config, process.env));
   const gateway = await createGateway(config);
+  // One client, which often lists tools once right after initialize and may ignore
+  // list_changed: it is served once every server's first start has ended (each within its start
+  // timeout). Servers that come up later (restarts of failed ones) are announced with
+  // notifications/tools/list_changed.
+  await gateway.started;
   const serving = await serveStdio(gateway.mcp);
   gateway.logger.info({ config: config.path, tools: gateway.mcp.listTools().length }, "mcp-gateway serving MCP on stdio");
   const stop = (signal: NodeJS.Signals) => {

@@ -21,9 +21,10 @@ export async function toolsCommand(args: CliArgs): Promise<number> {
     const { definitions, warnings } = pool.registry.normalized(format);
     process.stdout.write(`${JSON.stringify(toolsOnTheWire(definitions, format), null, 2)}\n`);
     for (const { tool, warning } of warnings) process.stderr.write(`warning: ${tool}: ${warning}\n`);
-    const failed = pool.states().filter((s) => s.status === "failed" || s.status === "unavailable");
+    // A server whose first start failed may already be in its next attempt ("starting", with its error).
+    const failed = pool.states().filter((s) => s.status === "failed" || s.status === "unavailable" || (s.status === "starting" && s.error !== undefined));
     for (const s of failed) process.stderr.write(`error: MCP server "${s.name}" is unavailable: ${s.error?.split("\n")[0]}\n`);
-    // What `serve` would refuse to start with.
+    // What `serve` reports as degraded in /health.
     const collisions = pool.emptyPrefixCollisions();
     for (const c of collisions) process.stderr.write(`error: prefix "" makes tool names collide: ${c.tools.map((t) => `${t.server}/${t.tool}`).join(", ")} all want "${c.name}"\n`);
     return failed.length > 0 || collisions.length > 0 ? 1 : 0;

@@ -103,7 +103,10 @@ function withStandIns(value: unknown, standIns: { path: readonly PropertyKey[]; 
 
 function normalize(raw: RawConfig, missing: MissingVariable[], source: string): Omit<GatewayConfig, "environmentValues"> {
   const toolTimeoutMs = raw.gateway.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs;
-  const servers = Object.entries(raw.mcpServers).map(([name, server]) => toServerConfig(name, server, toolTimeoutMs, unsetIn(missing, "mcpServers", name)));
+  const serverStartTimeoutMs = raw.gateway.serverStartTimeoutMs ?? DEFAULTS.serverStartTimeoutMs;
+  const servers = Object.entries(raw.mcpServers).map(([name, server]) =>
+    toServerConfig(name, server, { timeoutMs: toolTimeoutMs, startTimeoutMs: serverStartTimeoutMs }, unsetIn(missing, "mcpServers", name)),
+  );
   const problems = [...crossReferenceProblems(raw), ...unsetGatewayKeys(missing)];
   if (problems.length > 0) throw new ConfigError(source, problems);
   const providers = Object.fromEntries(
@@ -127,6 +130,7 @@ function normalize(raw: RawConfig, missing: MissingVariable[], source: string): 
       apiKeys: (g.apiKeys ?? []).filter((key) => key !== ""),
       maxIterations: g.maxIterations ?? DEFAULTS.maxIterations,
       toolTimeoutMs,
+      serverStartTimeoutMs,
       chatTool: g.chatTool ?? true,
       retries: { ...DEFAULTS.retries, ...g.retries },
       maxBodyBytes: g.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
@@ -151,12 +155,13 @@ function unsetIn(missing: MissingVariable[], section: string, name: string): str
   return [...new Set(missing.filter((m) => m.keys[0] === section && m.keys[1] === name).map((m) => m.variable))];
 }
 
-function toServerConfig(name: string, server: RawServerConfig, defaultTimeoutMs: number, missingVariables: string[]): ServerConfig {
+function toServerConfig(name: string, server: RawServerConfig, defaults: { timeoutMs: number; startTimeoutMs: number }, missingVariables: string[]): ServerConfig {
   const common = {
     name,
     disabled: server.disabled ?? false,
     missingVariables,
-    timeoutMs: server.timeoutMs ?? defaultTimeoutMs,
+    timeoutMs: server.timeoutMs ?? defaults.timeoutMs,
+    startTimeoutMs: server.startTimeoutMs ?? defaults.startTimeoutMs,
     prefix: server.prefix ?? `${name}__`,
     tools: { allow: server.tools?.allow, deny: server.tools?.deny },
   };

@@ -23,6 +23,8 @@ const serverFields = {
   // gateway options
   disabled: z.boolean().optional(),
   timeoutMs: z.number().int().positive().optional(),
+  /** How long its start (spawn or connect, initialize, tools/list) may take; default gateway.serverStartTimeoutMs. */
+  startTimeoutMs: z.number().int().positive().optional(),
   prefix: z.string().regex(/^([a-zA-Z][a-zA-Z0-9_-]*)?$/, "a prefix starts with a letter and holds letters, digits, _ or -").optional(),
   tools: toolFilter.optional(),
 };
@@ -76,6 +78,8 @@ export const gatewaySchema = z.strictObject({
   apiKeys: z.array(z.string()).optional(),
   maxIterations: z.number().int().positive().optional(),
   toolTimeoutMs: z.number().int().positive().optional(),
+  /** Default start timeout of an MCP server (its own `startTimeoutMs` wins). */
+  serverStartTimeoutMs: z.number().int().positive().optional(),
   /** Request body size limit in bytes (413 beyond). */
   maxBodyBytes: z.number().int().positive().optional(),
   /** Requests handled at once; more are refused with 429 and retry-after. */

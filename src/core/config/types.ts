@@ -16,6 +16,8 @@ interface ServerCommon {
   missingVariables: string[];
   /** Per-call timeout for this server's tools. */
   timeoutMs: number;
+  /** How long its start (spawn or connect, initialize, tools/list) may take before it counts as failed. */
+  startTimeoutMs: number;
   /** Namespace of this server's tools: `<name>__` unless configured. */
   prefix: string;
   tools: ToolFilter;
@@ -50,6 +52,8 @@ export interface ResolvedGatewaySettings {
   apiKeys: string[];
   maxIterations: number;
   toolTimeoutMs: number;
+  /** Default start timeout of the MCP servers. */
+  serverStartTimeoutMs: number;
   chatTool: boolean;
   retries: { attempts: number; initialDelayMs: number; maxDelayMs: number; budgetMs: number };
   maxBodyBytes: number;
@@ -90,6 +94,7 @@ export const DEFAULTS = {
   port: 4000,
   maxIterations: 10,
   toolTimeoutMs: 60_000,
+  serverStartTimeoutMs: 30_000,
   retries: { attempts: 3, initialDelayMs: 250, maxDelayMs: 4_000, budgetMs: 30_000 },
   maxBodyBytes: 10 * 1024 * 1024,
   maxConcurrentRequests: 512,

@@ -2,7 +2,7 @@
  * The HTTP app (Hono): request ids, auth, limits, the front doors' routes, models and health.
  * Every error leaves as a JSON body in the shape of the route's door, with a fitting status.
  */
-import { Hono, type MiddlewareHandler } from "hono";
+import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 import { GatewayError } from "../../core/index.ts";
 import { chatCompletionsDoor } from "../doors/chat-completions/door.ts";
@@ -24,13 +24,25 @@ import { embeddingsHandler } from "./routes/embeddings.ts";
 import { modelHandler, modelsHandler } from "./routes/models.ts";
 
 export interface HealthReport {
+  /** `degraded` (still HTTP 200: the process is alive) when `reasons` is not empty. */
   status: "ok" | "degraded";
+  /** What is missing: failed or unavailable servers, no usable provider, … (empty when ok). */
+  reasons: string[];
   servers: Record<string, unknown>[];
   providers: Record<string, unknown>[];
 }
 
+/** Readiness: every enabled MCP server finished its first start (ready or failed). */
+export interface ReadyReport {
+  status: "ready" | "starting";
+  /** The servers whose first start is still under way. */
+  starting: string[];
+}
+
 export interface AppDeps extends ChatDeps {
   health(): HealthReport;
+  /** For GET /ready; without it the gateway is always ready. */
+  ready?(): ReadyReport;
   /** Extra routes mounted by the caller (the MCP endpoint). */
   mount?: (app: Hono) => void;
 }
@@ -79,6 +91,7 @@ export function createApp(deps: AppDeps): Hono {
     const guard = hostGuard(deps.config);
     app.use("/v1/*", guard);
     app.use("/health", guard);
+    app.use("/ready", guard);
   }
   // Bodies are read (and capped at gateway.maxBodyBytes) by the routes that take one.
   app.use("/v1/*", auth, gatewayConcurrencyCap(deps.config));
@@ -96,16 +109,28 @@ export function createApp(deps: AppDeps): Hono {
   app.get("/v1/models/*", modelHandler(deps.config));
   // Liveness for anyone; server and provider details (errors, stderr tails) only for key holders
   // when keys are configured.
+  const keyHolder = async (c: Context): Promise<boolean> => {
+    if (deps.config.gateway.apiKeys.length === 0) return true;
+    let authorized = false;
+    await auth(c, async () => {
+      authorized = true;
+    });
+    return authorized;
+  };
   app.get("/health", async (c) => {
     const report = deps.health();
-    if (deps.config.gateway.apiKeys.length > 0) {
-      let authorized = false;
-      await auth(c, async () => {
-        authorized = true;
-      });
-      if (!authorized) return c.json({ status: report.status }, 200);
-    }
+    if (!(await keyHolder(c))) return c.json({ status: report.status }, 200);
     return c.json(report, 200);
+  });
+  // Readiness (a load balancer's or Kubernetes' readinessProbe): 503 until no MCP server is
+  // still on its first start, then 200 for good (a failed server does not keep it unready: it is
+  // retried in the background and shows in /health). Which servers, only for key holders.
+  app.get("/ready", async (c) => {
+    const report = deps.ready?.() ?? { status: "ready", starting: [] };
+    const code = report.status === "ready" ? 200 : 503;
+    if (report.status === "ready") return c.json({ status: "ready" }, code);
+    if (!(await keyHolder(c))) return c.json({ status: report.status }, code);
+    return c.json(report, code);
   });
   deps.mount?.(app);
   app.notFound((c) => errorResponse(c, GatewayError.notFound(`No route for ${c.req.method} ${c.req.path}`, "unknown_route")));

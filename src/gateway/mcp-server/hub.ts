@@ -539,7 +539,10 @@ export class McpHub {
     const name = request.params.name;
     const chat = name === CHAT_TOOL_NAME ? this.chatDeps(session, extra) : undefined;
     if (chat) return runChatTool(request.params.arguments, chat, extra, request.params);
-    const entry = this.pool?.registry.get(name);
+    let entry = this.pool?.registry.get(name);
+    // A tool of a server still starting (a client that knew it from before the gateway started):
+    // its start is awaited (bounded by its start timeout) rather than the call refused.
+    if ((!entry || !this.upstream(entry.server)) && (await this.awaitStarting(name, entry?.server))) entry = this.pool?.registry.get(name);
     let upstream: Upstream | undefined;
     let original: string;
     if (entry) {
@@ -559,6 +562,20 @@ export class McpHub {
     return this.track(session, extra, new Set([target.name]), () =>
       forwardRequest(target.client, "tools/call", params, CallToolResultSchema, { extra, timeoutMs: target.timeoutMs, progress: this.progress }),
     );
+  }
+
+  /**
+   * Waits for the start in progress of the server of tool `name` (`server` when known, else the
+   * server whose prefix it has); false when no such server is starting.
+   */
+  private async awaitStarting(name: string, server: string | undefined): Promise<boolean> {
+    const pool = this.pool;
+    if (!pool) return false;
+    const owners = pool.servers.filter((s) => (server === undefined ? s.prefix !== "" && name.startsWith(s.prefix) : s.name === server));
+    const starting = owners.map((s) => pool.connection(s.name)).filter((c) => c?.status.status === "starting");
+    if (starting.length === 0) return false;
+    await Promise.all(starting.map((c) => c!.settled()));
+    return true;
   }
 
   /** A name in the namespace of a configured server that is down: say so, rather than "unknown". */

@@ -1,7 +1,9 @@
 /**
  * One MCP server: connects it, keeps its tool list current, restarts it when it dies, and
  * closes it for good on shutdown. A server that fails never blocks the others: its state says
- * why (with the tail of its stderr) and it is retried with backoff.
+ * why (with the tail of its stderr) and it is retried with backoff. A start is bounded by the
+ * server's start timeout (a hung one fails and is retried like a crash); a command that cannot
+ * be run at all (ENOENT, EACCES) fails at once, named, and is not retried.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
@@ -16,7 +18,7 @@ import type { Logger } from "../../core/logger.ts";
 import type { ToolProgress } from "../../core/index.ts";
 import { Backoff } from "./backoff.ts";
 import { StderrTail } from "./stderr-tail.ts";
-import { connectClient, type OpenedTransport } from "./transport.ts";
+import { connectClient, spawnFailure, type OpenedTransport } from "./transport.ts";
 import { handlerRegistry, upstreamClient, type UpstreamClient, type UpstreamHandlers } from "./upstream.ts";
 import { endProcesses, markedProcesses, newMarker } from "./server-processes.ts";
 
@@ -32,14 +34,17 @@ export interface ServerState {
   restarts: number;
   /** Connection attempts made so far (the first start included); grows while a server keeps failing. */
   attempts: number;
-  /** When the next reconnect attempt is due (epoch ms), while failed. */
+  /** When the next reconnect attempt is due (epoch ms), while failed and to be retried. */
   retryAt?: number;
 }
 
 export interface ConnectionOptions {
   logger: Logger;
   clientInfo?: { name: string; version: string };
-  /** How long connecting + listing tools may take. */
+  /**
+   * How long a start (spawn or connect, initialize, tools/list) may take; overrides the server's
+   * `startTimeoutMs` (tests).
+   */
   startupTimeoutMs?: number;
   backoff?: Backoff;
   /** Called for each new session of the server before it connects (client capabilities, handlers for what the server sends). */
@@ -52,6 +57,8 @@ export interface ConnectionOptions {
    * State set up on the previous session (subscriptions, logging level) is gone: re-apply it here.
    */
   onReady?: (server: string, info: ReadyInfo) => void;
+  /** Called whenever the server's status changed (starting, ready, failed, closed), with its new state. */
+  onStatus?: (state: ServerState) => void;
 }
 
 /** What `onReady` gets: which connect of the server this was. */
@@ -65,6 +72,12 @@ export interface CallOptions {
   timeoutMs?: number;
   onProgress?: (progress: ToolProgress) => void;
 }
+
+/** When the server's config gives no start timeout (a ServerConfig made by hand). */
+const DEFAULT_START_TIMEOUT_MS = 30_000;
+
+/** A start that did not finish within the server's start timeout. */
+class StartTimeout extends Error {}
 
 /** Upper bound on tools/list pages (at the SDK's default page sizes, far beyond any real server). */
 const MAX_TOOL_PAGES = 1000;
@@ -96,6 +109,13 @@ export class McpConnection {
   private connectedAt = 0;
   /** Whether a session of this server has ever been ready (the next ready one is a restart). */
   private everReady = false;
+  /** Whether the first start has ended (ready or failed), or there is none to make (disabled, unavailable, closed). */
+  private firstStartEnded: boolean;
+  /**
+   * Set when the server cannot be started at all (its command does not exist or is not
+   * executable): it is failed for good, never retried.
+   */
+  private permanentFailure = false;
   private closed = false;
   /** Progress handlers of calls in flight, by the progress token this connection gave them. */
   private readonly progressHandlers = new Map<string, (progress: ToolProgress) => void>();
@@ -121,6 +141,7 @@ export class McpConnection {
       restarts: 0,
       attempts: 0,
     };
+    this.firstStartEnded = this.state.status !== "starting";
   }
 
   get name(): string {
@@ -135,6 +156,16 @@ export class McpConnection {
     return { ...this.state };
   }
 
+  /** False while the server's first start is under way (or not begun); true once it ended, either way. */
+  get firstStartDone(): boolean {
+    return this.firstStartEnded;
+  }
+
+  /** The start timeout in force for this server. */
+  get startTimeoutMs(): number {
+    return this.options.startupTimeoutMs ?? this.config.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
+  }
+
   /** The connected SDK client, if ready (src/mcp and its tests only; everyone else uses `upstream`). */
   get sdkClient(): Client | undefined {
     return this.state.status === "ready" ? this.client : undefined;
@@ -147,11 +178,16 @@ export class McpConnection {
 
   /** Connects once; a failure is recorded and retried in the background, never thrown. */
   start(): Promise<void> {
-    if (this.config.disabled || this.config.missingVariables.length > 0 || this.closed) return Promise.resolve();
+    if (this.config.disabled || this.config.missingVariables.length > 0 || this.closed || this.permanentFailure) return Promise.resolve();
     this.connecting ??= this.connect().finally(() => {
       this.connecting = undefined;
     });
     return this.connecting;
+  }
+
+  /** Resolves when the start in progress (if any) has ended, either way; starts nothing. */
+  settled(): Promise<void> {
+    return this.connecting ?? Promise.resolve();
   }
 
   private async connect(): Promise<void> {
@@ -173,12 +209,34 @@ export class McpConnection {
     this.startingClient = client;
     const marker = newMarker();
     this.markers.set(client, marker);
-    try {
-      const opened = await connectClient(client, this.config, this.options.startupTimeoutMs ?? 30_000, {
+    const timeoutMs = this.startTimeoutMs;
+    /** What the start was waiting for (named when it times out). */
+    let waitingFor = this.config.transport === "stdio" ? "an answer to initialize" : "the connection and initialize";
+    let timer: NodeJS.Timeout | undefined;
+    const handshake = (async () => {
+      // The SDK's own initialize timeout is a backstop only: the deadline below says why.
+      const opened = await connectClient(client, this.config, timeoutMs + 1_000, {
         onStderr: (text) => this.onStderr(text),
         onMessage: (message) => this.routeProgress(message),
         marker,
       });
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refreshTools());
+      waitingFor = "the tools/list answer";
+      const tools = await this.listAllTools(client);
+      return { opened, tools };
+    })();
+    // The whole start (spawn or connect, initialize, tools/list) is bounded, not only initialize:
+    // a server that never finishes is failed (and retried with backoff) like one that crashed.
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new StartTimeout(`start timed out after ${timeoutMs} ms waiting for ${waitingFor} (mcpServers.${this.name}.startTimeoutMs, default gateway.serverStartTimeoutMs)`)),
+        timeoutMs,
+      );
+    });
+    handshake.catch(() => undefined); // after a timeout, its own failure is nobody's
+    try {
+      const { opened, tools } = await Promise.race([handshake, deadline]);
+      clearTimeout(timer);
       if (this.closed) {
         await this.closeClient(client);
         return;
@@ -186,12 +244,12 @@ export class McpConnection {
       this.client = client;
       this.upstreamView = upstreamClient(client);
       this.opened = opened;
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refreshTools());
-      this.toolList = await this.listAllTools(client);
+      this.toolList = tools;
       this.connectedAt = Date.now();
       this.setState({ status: "ready", transport: opened.kind, startupMs: Date.now() - started, error: undefined, retryAt: undefined });
       this.options.logger.info({ server: this.name, tools: this.toolList.length, ms: this.state.startupMs }, "mcp server ready");
     } catch (error) {
+      clearTimeout(timer);
       // Forget the half-connected client, so that closing it is not taken for a crash of a
       // ready server (which would count a restart and schedule a second retry).
       if (this.client === client) {
@@ -200,9 +258,14 @@ export class McpConnection {
         this.opened = undefined;
       }
       await this.closeClient(client);
-      this.fail(error);
+      if (!this.closed) {
+        const cannotStart = spawnFailure(error, this.config);
+        if (cannotStart) this.failForGood(cannotStart);
+        else this.fail(error);
+      }
     } finally {
       this.startingClient = undefined;
+      this.firstStartEnded = true;
     }
     this.options.onToolsChanged?.();
     // Still the ready client (it did not die while the tool list was being rebuilt).
@@ -298,6 +361,19 @@ export class McpConnection {
     this.fail(new Error("the server closed the connection (exited or crashed)"), { keepTools: true });
   }
 
+  /**
+   * The server cannot be started at all (its command does not exist or cannot be run): every
+   * retry would fail the same way at once, so it is failed for good, with the reason, and never
+   * retried. Fixing the config and restarting the gateway is the way out.
+   */
+  private failForGood(reason: string): void {
+    this.permanentFailure = true;
+    this.toolList = [];
+    const message = `${reason}; not retried: fix the config and restart the gateway`;
+    this.setState({ status: "failed", error: message, retryAt: undefined });
+    this.options.logger.error({ server: this.name, err: message }, "mcp server cannot be started");
+  }
+
   private fail(error: unknown, { keepTools = false } = {}): void {
     const tail = this.stderr.tail();
     const message = `${error instanceof Error ? error.message : String(error)}${tail ? `\n${tail}` : ""}`;
@@ -312,7 +388,14 @@ export class McpConnection {
   }
 
   private setState(patch: Partial<ServerState>): void {
+    const before = this.state.status;
     this.state = { ...this.state, ...patch, toolCount: this.toolList.length };
+    if (this.state.status === before && patch.error === undefined) return;
+    try {
+      this.options.onStatus?.({ ...this.state });
+    } catch (error) {
+      this.options.logger.warn({ server: this.name, err: String(error) }, "onStatus handler failed");
+    }
   }
 
   /**
@@ -346,7 +429,7 @@ export class McpConnection {
    * call works; one that keeps failing waits out its backoff.
    */
   private async awaitReadiness(): Promise<void> {
-    if (!this.connecting && this.state.status === "failed" && !this.closed && this.backoff.attempts <= 2) {
+    if (!this.connecting && this.state.status === "failed" && !this.closed && !this.permanentFailure && this.backoff.attempts <= 2) {
       clearTimeout(this.retryTimer);
       void this.start();
     }
@@ -371,6 +454,7 @@ export class McpConnection {
     this.upstreamView = undefined;
     this.opened = undefined;
     this.toolList = [];
+    this.firstStartEnded = true;
     this.setState({ status: "closed" });
     if (client) await this.closeClient(client);
   }

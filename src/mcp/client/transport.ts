@@ -3,6 +3,7 @@
  * out to be legacy SSE servers are retried over SSE, as the MCP spec's backwards-compatibility
  * section recommends.
  */
+import { existsSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -113,6 +114,27 @@ export async function connectClient(client: Client, config: ServerConfig, timeou
     }
     return { transport: sse, kind: "sse" };
   }
+}
+
+/**
+ * Why a stdio server's command could not be started at all (spawn's ENOENT or EACCES), or
+ * undefined for any other failure. Such a start fails the same way every time: the caller
+ * reports it at once and does not retry it.
+ */
+export function spawnFailure(error: unknown, config: ServerConfig): string | undefined {
+  if (config.transport !== "stdio") return undefined;
+  const { code, syscall } = error as { code?: unknown; syscall?: unknown };
+  if (typeof syscall !== "string" || !syscall.startsWith("spawn")) return undefined;
+  const command = JSON.stringify(config.command);
+  if (code === "ENOENT") {
+    // Node says ENOENT for a missing working folder too, naming the command.
+    if (config.cwd !== undefined && !existsSync(config.cwd)) return `cwd ${JSON.stringify(config.cwd)} does not exist (the folder to start command ${command} in)`;
+    return config.command.includes("/") || config.command.includes("\\")
+      ? `command ${command} not found (no such file)`
+      : `command ${command} not found (is it installed and on PATH?)`;
+  }
+  if (code === "EACCES") return `command ${command} cannot be run: permission denied (is it an executable file?)`;
+  return undefined;
 }
 
 function errorText(error: unknown): string {
