@@ -15,7 +15,8 @@ import { McpHub } from "./mcp-server/hub.ts";
 import { buildProviders, type AdapterFactory, type ProviderEntry } from "./routing/providers.ts";
 import { HiddenStepsKeeper, type HiddenSteps } from "./state/hidden-steps.ts";
 import { ResponseStore, type StoredResponse } from "./state/responses.ts";
-import { MemoryStore } from "./state/store.ts";
+import { RedisBackend } from "./state/redis-store.ts";
+import { MemoryBackend, type StateBackend } from "./state/store.ts";
 
 export interface GatewayOptions {
   logger?: Logger;
@@ -30,6 +31,8 @@ export interface Gateway {
   pool: McpPool;
   providers: Map<string, ProviderEntry>;
   hiddenSteps: HiddenStepsKeeper;
+  /** Where state between requests lives (memory, or Redis shared by every instance). */
+  store: StateBackend;
   app: Hono;
   /** The gateway as an MCP server (stdio and every /mcp session share it). */
   mcp: McpHub;
@@ -65,7 +68,17 @@ function firstLine(text: string): string {
   return text.split("\n")[0]!;
 }
 
-function health(pool: McpPool, providers: Map<string, ProviderEntry>, scrub: (text: string) => string): HealthReport {
+/** The hidden steps of a conversation: kept an hour (a conversation's follow-up comes sooner), an entry up to 8 MB. */
+const STEPS_TABLE = { ttlMs: 60 * 60 * 1000, maxEntryBytes: 8 * 1024 * 1024 };
+/** Stored Responses API responses: an hour too, as bounded. */
+const RESPONSES_TABLE = { ttlMs: 60 * 60 * 1000, maxEntryBytes: 8 * 1024 * 1024 };
+
+function createStateBackend(config: GatewayConfig, logger: Logger): StateBackend {
+  const store = config.gateway.store;
+  return store.kind === "redis" ? new RedisBackend({ url: store.url, ...(store.keyPrefix === undefined ? {} : { keyPrefix: store.keyPrefix }) }, logger) : new MemoryBackend();
+}
+
+function health(pool: McpPool, providers: Map<string, ProviderEntry>, scrub: (text: string) => string, store: StateBackend): HealthReport {
   // stderr tails can hold tokens the servers printed: scrubbed like the logs.
   const servers = pool.states().map((s) => ({ ...s, ...(s.error === undefined ? {} : { error: scrub(s.error) }) }));
   const providerStates = [...providers.values()].map((p) => ({
@@ -85,7 +98,9 @@ function health(pool: McpPool, providers: Map<string, ProviderEntry>, scrub: (te
   else if (providerStates.every((p) => p.status === "unavailable")) {
     reasons.push(`no provider is usable: ${providerStates.map((p) => `${p.name} (${p.error})`).join("; ")}`);
   }
-  return { status: reasons.length > 0 ? "degraded" : "ok", reasons, servers, providers: providerStates };
+  const storeHealth = store.health();
+  if (storeHealth.status === "down") reasons.push(`the state store (${storeHealth.kind}) is unavailable: ${scrub(storeHealth.error ?? "")}; requests that need stored state fail with 503`);
+  return { status: reasons.length > 0 ? "degraded" : "ok", reasons, servers, providers: providerStates, store: storeHealth.error ? { ...storeHealth, error: scrub(storeHealth.error) } : storeHealth };
 }
 
 function ready(pool: McpPool): ReadyReport {
@@ -139,9 +154,10 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     }
     logSchemaWarnings(pool);
   });
-  const hiddenSteps = new HiddenStepsKeeper(new MemoryStore<HiddenSteps>(), logger);
+  const store = createStateBackend(config, logger);
+  const hiddenSteps = new HiddenStepsKeeper(store.table<HiddenSteps>("steps", STEPS_TABLE), logger);
   const scrub = scrubber(configSecrets(config));
-  const report = () => health(pool, providers, scrub);
+  const report = () => health(pool, providers, scrub, store);
   const mcpHttp = new McpHttpEndpoint({ hub: mcp, config, logger });
   const app = createApp({
     mount: (routes) => mcpHttp.mount(routes),
@@ -150,7 +166,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     // /v1 tool calls are tracked by the MCP hub, so upstream requests they cause never reach an MCP session.
     tools: mcp.outsideTools(pool),
     hiddenSteps,
-    responses: new ResponseStore(new MemoryStore<StoredResponse>()),
+    responses: new ResponseStore(store.table<StoredResponse>("responses", RESPONSES_TABLE)),
     logger,
     health: report,
     ready: () => ready(pool),
@@ -169,6 +185,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     await mcpHttp.close();
     await mcp.close();
     await pool.close();
+    await store.close();
   };
-  return { config, logger, pool, providers, hiddenSteps, app, mcp, mcpHttp, health: report, ready: () => ready(pool), started, close };
+  return { config, logger, pool, providers, hiddenSteps, store, app, mcp, mcpHttp, health: report, ready: () => ready(pool), started, close };
 }

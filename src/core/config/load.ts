@@ -145,6 +145,7 @@ function normalize(raw: RawConfig, missing: MissingVariable[], source: string): 
       forwardRoots: g.forwardRoots ?? false,
       maxMcpSessions: g.maxMcpSessions ?? DEFAULTS.maxMcpSessions,
       corsOrigins: g.cors?.allowedOrigins ?? [],
+      store: g.store === undefined || g.store === "memory" ? { kind: "memory" } : { kind: "redis", url: g.store.redis.url, ...(g.store.redis.keyPrefix === undefined ? {} : { keyPrefix: g.store.redis.keyPrefix }) },
     },
     missingVariables: missing,
   };

@@ -112,6 +112,13 @@ export const gatewaySchema = z.strictObject({
   maxMcpSessions: z.number().int().positive().optional(),
   /** Browser apps on these origins may call /v1 (CORS); off by default. */
   cors: z.strictObject({ allowedOrigins: z.array(z.string().min(1)).min(1) }).optional(),
+  /** Where state between requests lives: this process ("memory") or Redis, shared by every instance. */
+  store: z
+    .union([
+      z.literal("memory"),
+      z.strictObject({ redis: z.strictObject({ url: z.string().regex(/^rediss?:\/\//, "a redis:// or rediss:// URL"), keyPrefix: z.string().optional() }) }),
+    ])
+    .optional(),
 });
 
 export const configSchema = z.strictObject({
@@ -136,6 +143,7 @@ export function knownKeysAt(path: readonly PropertyKey[]): readonly string[] {
   if (section === "gateway" && path[1] === "sampling") return ["model"];
   if (section === "gateway" && path[1] === "retries") return ["attempts", "initialDelayMs", "maxDelayMs", "budgetMs"];
   if (section === "gateway" && path[1] === "cors") return ["allowedOrigins"];
+  if (section === "gateway" && path[1] === "store") return path[2] === "redis" ? ["url", "keyPrefix"] : ["redis"];
   if (path.length === 2 && section === "mcpServers") return Object.keys(serverFields);
   if (section === "mcpServers" && rest[0] === "tools") return ["allow", "deny"];
   if (path.length === 2 && section === "providers") return Object.keys(providerSchema.shape);

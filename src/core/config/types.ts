@@ -73,6 +73,8 @@ export interface ResolvedGatewaySettings {
   maxMcpSessions: number;
   /** Origins whose browser pages may call /v1 (CORS; `*` for any); empty: none. */
   corsOrigins: string[];
+  /** Where state between requests lives. */
+  store: { kind: "memory" } | { kind: "redis"; url: string; keyPrefix?: string };
 }
 
 export interface GatewayConfig {

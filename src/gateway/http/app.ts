@@ -30,6 +30,7 @@ export interface HealthReport {
   reasons: string[];
   servers: Record<string, unknown>[];
   providers: Record<string, unknown>[];
+  store?: { kind: string; status: string; error?: string };
 }
 
 /** Readiness: every enabled MCP server finished its first start (ready or failed). */
@@ -100,7 +101,7 @@ export function createApp(deps: AppDeps): Hono {
   app.post("/v1/messages/count_tokens", countTokensHandler(deps));
   const responses = deps.responses ?? new ResponseStore(new MemoryStore<StoredResponse>());
   const stored = storedResponseRoutes(responses);
-  app.post("/v1/responses", doorHandler(responsesDoor({ config: deps.config, providers: deps.providers, tools: deps.tools, responses }), deps));
+  app.post("/v1/responses", doorHandler(responsesDoor({ logger: deps.logger, config: deps.config, providers: deps.providers, tools: deps.tools, responses }), deps));
   app.get("/v1/responses/:id", stored.get);
   app.delete("/v1/responses/:id", stored.delete);
   app.get("/v1/responses/:id/input_items", stored.inputItems);

@@ -77,7 +77,12 @@ export class HiddenStepsKeeper {
    */
   async save(tenant: string, keys: readonly string[], messages: Message[]): Promise<void> {
     const entry = { messages };
-    await Promise.all(keys.map((key) => this.store.set(`${tenant}:${key}`, entry)));
+    try {
+      await Promise.all(keys.map((key) => this.store.set(`${tenant}:${key}`, entry)));
+    } catch (error) {
+      // The answer still goes out; its follow-up will carry only what the client sends.
+      this.logger.warn({ err: (error as Error).message, keys: keys.length }, "could not keep the hidden steps (state store unavailable); the follow-up will use the history as sent");
+    }
   }
 
   /** The history with every assistant message the gateway answered replaced by its full steps. */
@@ -96,8 +101,14 @@ export class HiddenStepsKeeper {
     return withoutRepeatedResults(out);
   }
 
+  /** The stored steps; none when the store cannot answer (the request goes on with the history as sent). */
   private async find(keys: string[]): Promise<HiddenSteps | undefined> {
-    const entries = await Promise.all(keys.map((key) => this.store.get(key)));
-    return entries.find((entry) => entry !== undefined);
+    try {
+      const entries = await Promise.all(keys.map((key) => this.store.get(key)));
+      return entries.find((entry) => entry !== undefined);
+    } catch (error) {
+      this.logger.warn({ err: (error as Error).message }, "could not read the hidden steps (state store unavailable); using the history as sent");
+      return undefined;
+    }
   }
 }

@@ -2,6 +2,7 @@
 import type { Context } from "hono";
 import { GatewayError, type Message, type ToolDefinition } from "../../../core/index.ts";
 import type { GatewayConfig } from "../../../core/config/index.ts";
+import type { Logger } from "../../../core/logger.ts";
 import { describeIssues } from "../../../core/zod-issues.ts";
 import { invalidRequest } from "../../http/errors.ts";
 import type { ProviderEntry } from "../../routing/providers.ts";
@@ -123,6 +124,7 @@ function allowedTool(spec: McpToolSpec, tool: string): boolean {
 }
 
 export interface ResponsesDoorDeps {
+  logger: Logger;
   config: GatewayConfig;
   providers: ReadonlyMap<string, ProviderEntry>;
   tools: ChatDeps["tools"];
@@ -205,12 +207,17 @@ export function responsesDoor(deps: ResponsesDoorDeps): Door<ResponsesRequest> {
     async remember(prepared, outcome, answer) {
       if (prepared.parsed.body.store === false) return;
       const response = answer as { [key: string]: unknown };
-      await deps.responses.set(prepared.tenant, prepared.parsed.head.id, {
-        response,
-        input: prepared.parsed.inputItems,
-        messages: [...prepared.request.messages, ...outcome.newMessages],
-        listed: [...prepared.parsed.listed],
-      });
+      try {
+        await deps.responses.set(prepared.tenant, prepared.parsed.head.id, {
+          response,
+          input: prepared.parsed.inputItems,
+          messages: [...prepared.request.messages, ...outcome.newMessages],
+          listed: [...prepared.parsed.listed],
+        });
+      } catch (error) {
+        // The answer still goes out; only a later retrieve or previous_response_id will miss it.
+        deps.logger.error({ err: (error as Error).message, response: prepared.parsed.head.id }, "could not store the response (state store unavailable)");
+      }
     },
   };
 }
