@@ -1,4 +1,5 @@
 import { loadConfigFile, resolveConfigPath } from "../../core/config/index.ts";
+import { declareGatewayCapabilities } from "../../mcp/client/capabilities.ts";
 import { createLogger } from "../../core/logger.ts";
 import { McpPool } from "../../mcp/pool.ts";
 import { probeProvider } from "../../adapters/probe.ts";
@@ -12,7 +13,8 @@ export async function checkCommand(args: CliArgs): Promise<number> {
   // Quirks are checked by the adapters' rules, after loading: a bad one is a config error here too.
   const quirksByProvider = resolveProviderQuirks(config.providers, config.path ?? "(inline)");
   process.stdout.write(`config ${config.path}: valid\n\n`);
-  const pool = new McpPool(config.servers, { logger: createLogger({ level: "silent" }) });
+  // The same client capabilities as `serve`, so the tools counted are the tools a model gets.
+  const pool = new McpPool(config.servers, { logger: createLogger({ level: "silent" }), upstreamHandlers: declareGatewayCapabilities });
   let failures = 0;
   try {
     // Waits for every server's first start (each within its start timeout).

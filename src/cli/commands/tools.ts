@@ -1,4 +1,5 @@
 import { toolsOnTheWire } from "../../adapters/tools-wire.ts";
+import { declareGatewayCapabilities } from "../../mcp/client/capabilities.ts";
 import { loadConfigFile, resolveConfigPath } from "../../core/config/index.ts";
 import { createLogger } from "../../core/logger.ts";
 import type { SchemaTarget } from "../../core/index.ts";
@@ -15,7 +16,8 @@ export async function toolsCommand(args: CliArgs): Promise<number> {
     return 2;
   }
   const config = await loadConfigFile(resolveConfigPath(args.config, process.env));
-  const pool = new McpPool(config.servers, { logger: createLogger({ level: "warn" }) });
+  // The same client capabilities as `serve`, so the tools printed are the tools a model gets.
+  const pool = new McpPool(config.servers, { logger: createLogger({ level: "warn" }), upstreamHandlers: declareGatewayCapabilities });
   try {
     await pool.start();
     const { definitions, warnings } = pool.registry.normalized(format);

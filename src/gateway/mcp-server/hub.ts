@@ -16,6 +16,7 @@
  * sessions when `gateway.forwardRoots` is on (a server such as server-filesystem replaces its
  * allowed folders with them, for every user of the gateway).
  */
+import { GATEWAY_CLIENT_CAPABILITIES } from "../../mcp/client/capabilities.ts";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { AnySchema, SchemaOutput } from "@modelcontextprotocol/sdk/server/zod-compat.js";
 import {
@@ -205,7 +206,7 @@ export class McpHub {
    * notifications to the connected clients. Called for every new upstream session, before it connects.
    */
   readonly upstreamHandlers: UpstreamHandlers = (name, upstream) => {
-    upstream.declareCapabilities({ sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } });
+    upstream.declareCapabilities(GATEWAY_CLIENT_CAPABILITIES);
     upstream.onRequest(CreateMessageRequestSchema, (request, signal) => this.onSampling(name, request.params, signal));
     upstream.onRequest(ElicitRequestSchema, (request, signal) => this.onElicitation(name, request.params, signal));
     upstream.onRequest(ListRootsRequestSchema, (request, signal) => this.onListRoots(name, request.params, signal));
