@@ -1,4 +1,4 @@
-import type { AssistantMessage, ProviderData, ReasoningBlock, ToolCallBlock } from "./content.ts";
+import type { AssistantMessage, OpaqueBlock, ProviderData, ReasoningBlock, ToolCallBlock } from "./content.ts";
 
 export interface Usage {
   /** Every input token, cached ones included (OpenAI `prompt_tokens` semantics). */
@@ -23,6 +23,11 @@ export interface ChatResult {
   stopReason: StopReason;
   /** The stop sequence that ended the answer, when the provider says which. */
   stopSequence?: string;
+  /**
+   * The provider's own stop reason when the neutral one says less (Anthropic's `pause_turn`,
+   * `model_context_window_exceeded`): for clients of the same protocol.
+   */
+  providerStopReason?: string;
   usage: Usage;
 }
 
@@ -43,6 +48,8 @@ export type StreamEvent =
   | { type: "tool_call_start"; index: number; id: string; name: string; providerData?: ProviderData }
   | { type: "tool_call_delta"; index: number; id: string; delta: string }
   | { type: "tool_call_end"; index: number; call: ToolCallBlock }
+  /** A block the neutral model has no words for (a server tool's), complete. */
+  | { type: "opaque"; block: OpaqueBlock }
   | { type: "usage"; usage: Usage }
   | { type: "done"; result: ChatResult };
 

@@ -60,6 +60,9 @@ export async function* callModel(
         if (index !== undefined) yield { type: "client_tool_call_end", index, call: event.call };
         break;
       }
+      case "opaque":
+        yield { type: "opaque_block", block: event.block };
+        break;
       case "done":
         return event.result;
       default:

@@ -5,6 +5,7 @@ import type {
   ChatResult,
   GatewayError,
   Message,
+  OpaqueBlock,
   ProviderData,
   ReasoningBlock,
   SchemaTarget,
@@ -69,6 +70,8 @@ export type LoopEvent =
   | { type: "client_tool_call_delta"; index: number; delta: string }
   /** The streamed client tool call, complete: its arguments parsed (and repaired, if need be). */
   | { type: "client_tool_call_end"; index: number; call: ToolCallBlock }
+  /** A block only clients of the provider's own protocol can show (an Anthropic server tool's), complete. */
+  | { type: "opaque_block"; block: OpaqueBlock }
   | { type: "model_response"; turn: number; result: ChatResult }
   | { type: "tool_start"; turn: number; call: ToolCallBlock }
   | { type: "tool_progress"; turn: number; call: ToolCallBlock; progress: ToolProgress }

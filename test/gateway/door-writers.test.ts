@@ -72,7 +72,8 @@ describe("MessagesWriter", () => {
       "message_start", "ping",
       "content_block_start", "content_block_delta", "content_block_delta", "content_block_stop",
       "content_block_start", "content_block_delta", "content_block_delta", "content_block_stop",
-      "content_block_start", "content_block_delta", "content_block_delta", "content_block_stop",
+      // The client's call goes out whole once complete: one input_json_delta with its input.
+      "content_block_start", "content_block_delta", "content_block_stop",
       "message_delta", "message_stop",
     ]);
     const starts = all.filter((f) => f.event === "content_block_start").map((f) => [f.data["index"], (f.data["content_block"] as { type: string }).type]);
@@ -80,7 +81,53 @@ describe("MessagesWriter", () => {
     expect(all[4]!.data["delta"]).toEqual({ type: "signature_delta", signature: "sig-abc" });
     const json = all.filter((f) => (f.data["delta"] as { type?: string } | undefined)?.type === "input_json_delta").map((f) => (f.data["delta"] as { partial_json: string }).partial_json).join("");
     expect(JSON.parse(json)).toEqual({ q: "x" });
-    expect(all.at(-2)!.data).toMatchObject({ delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { input_tokens: 20, output_tokens: 5, cache_read_input_tokens: 10 } });
+    expect(all.at(-2)!.data).toMatchObject({ delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: 5 } });
+  });
+
+  it("keeps parallel client calls apart when the provider finishes them together, with empty or repaired input", () => {
+    const empty: ToolCallBlock = { type: "tool_call", id: "call_a", name: "a", arguments: {}, rawArguments: "" };
+    const repaired: ToolCallBlock = { type: "tool_call", id: "call_b", name: "b", arguments: { q: "x" }, rawArguments: "{'q': 'x'" };
+    const text = write(
+      [
+        { type: "client_tool_call_start", index: 0, id: "call_a", name: "a" },
+        { type: "client_tool_call_start", index: 1, id: "call_b", name: "b" },
+        { type: "client_tool_call_delta", index: 1, delta: "{'q': 'x'" },
+        // OpenAI-protocol providers end every call at finish_reason, in order.
+        { type: "client_tool_call_end", index: 0, call: empty },
+        { type: "client_tool_call_end", index: 1, call: repaired },
+      ],
+      outcome({ stopReason: "client_tools", clientToolCalls: [empty, repaired] }),
+    );
+    const all = frames(text);
+    const inputs = new Map<number, string>();
+    for (const f of all) {
+      const delta = f.data["delta"] as { type?: string; partial_json?: string } | undefined;
+      if (f.event === "content_block_delta" && delta?.type === "input_json_delta") inputs.set(f.data["index"] as number, (inputs.get(f.data["index"] as number) ?? "") + delta.partial_json);
+    }
+    expect([...inputs.entries()].map(([index, json]) => [index, JSON.parse(json)])).toEqual([
+      [0, {}],
+      [1, { q: "x" }],
+    ]);
+    // Each block stopped right after its own input.
+    expect(all.filter((f) => f.event.startsWith("content_block")).map((f) => `${f.event}:${String(f.data["index"])}`)).toEqual([
+      "content_block_start:0", "content_block_delta:0", "content_block_stop:0",
+      "content_block_start:1", "content_block_delta:1", "content_block_stop:1",
+    ]);
+  });
+
+  it("streams an Anthropic server tool's blocks whole, only to Anthropic's own", () => {
+    const server = { type: "opaque" as const, providerData: { origin: "claude", data: { block: { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "x" } } } } };
+    const events: LoopEvent[] = [{ type: "opaque_block", block: server }, { type: "text_delta", delta: "Found." }];
+    const blocks = frames(write(events, outcome())).filter((f) => f.event === "content_block_start").map((f) => (f.data["content_block"] as { type: string }).type);
+    expect(blocks).toEqual(["server_tool_use", "text"]);
+    const elsewhere = frames(write(events, outcome(), () => false)).filter((f) => f.event === "content_block_start").map((f) => (f.data["content_block"] as { type: string }).type);
+    expect(elsewhere).toEqual(["text"]);
+  });
+
+  it("sends thinking that came whole (no deltas) with its text", () => {
+    const all = frames(write([{ type: "reasoning_end", block: reasoning("All at once.", "claude", "sig-1") }], outcome()));
+    const deltas = all.filter((f) => f.event === "content_block_delta").map((f) => f.data["delta"]);
+    expect(deltas).toEqual([{ type: "thinking_delta", thinking: "All at once." }, { type: "signature_delta", signature: "sig-1" }]);
   });
 
   it("signs another provider's reasoning with the gateway's signature, which decodes back to its provider data", () => {

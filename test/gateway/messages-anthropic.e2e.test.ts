@@ -191,3 +191,31 @@ describe("failures from an Anthropic upstream", () => {
     release();
   });
 });
+
+describe("server tools at Anthropic, streamed", () => {
+  it("passes server tool blocks through and keeps pause_turn, streamed as whole", async () => {
+    const search = { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "gateway" } };
+    const found = { type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: [{ type: "web_search_result", url: "https://example.com", title: "Example", encrypted_content: "abc", page_age: null }] };
+    upstream.handle((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      const send = (data: { type: string; [key: string]: unknown }) => res.write(`event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`);
+      send({ type: "message_start", message: { id: "msg_1", type: "message", role: "assistant", model: "m", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } });
+      send({ type: "content_block_start", index: 0, content_block: { ...search, input: {} } });
+      send({ type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"query": "gateway"}' } });
+      send({ type: "content_block_stop", index: 0 });
+      send({ type: "content_block_start", index: 1, content_block: found });
+      send({ type: "content_block_stop", index: 1 });
+      send({ type: "content_block_start", index: 2, content_block: { type: "text", text: "" } });
+      send({ type: "content_block_delta", index: 2, delta: { type: "text_delta", text: "Searching more." } });
+      send({ type: "content_block_stop", index: 2 });
+      send({ type: "message_delta", delta: { stop_reason: "pause_turn", stop_sequence: null }, usage: { output_tokens: 9 } });
+      send({ type: "message_stop" });
+      res.end();
+    });
+    const webSearch = { type: "web_search_20250305", name: "web_search" } as Anthropic.WebSearchTool20250305;
+    const streamed = await client.messages.stream({ model: "claude-x", max_tokens: 100, tools: [webSearch], messages: [{ role: "user", content: "Search" }] }, { headers: { "x-mcp-servers": "none" } }).finalMessage();
+    expect(streamed.stop_reason).toBe("pause_turn");
+    expect(streamed.content).toEqual([search, found, { type: "text", text: "Searching more." }]);
+  });
+});
+

@@ -44,6 +44,7 @@ export function fromMessage(message: Message, origin: string): ChatResult {
     message: { role: "assistant", content: withTruncatedCall(content, message.stop_reason) },
     stopReason: toStopReason(message.stop_reason),
     ...(message.stop_sequence ? { stopSequence: message.stop_sequence } : {}),
+    ...(message.stop_reason ? { providerStopReason: message.stop_reason } : {}),
     usage: fromUsage(message.usage),
   };
 }

@@ -84,6 +84,7 @@ export class StreamAssembler {
       message: { role: "assistant" as const, content },
       stopReason: toStopReason(this.stopReason),
       ...(this.stopSequence ? { stopSequence: this.stopSequence } : {}),
+      ...(this.stopReason ? { providerStopReason: this.stopReason } : {}),
       usage: withCachedInput(this.usage),
     };
     return [...closing, { type: "usage", usage: result.usage }, { type: "done", result }];
@@ -189,8 +190,9 @@ export class StreamAssembler {
       }
       case "server": {
         if (block.json !== "") block.block["input"] = parseServerInput(block.json);
-        this.content.set(index, opaqueResult(block.block, this.provider));
-        return [];
+        const opaque = opaqueResult(block.block, this.provider);
+        this.content.set(index, opaque);
+        return [{ type: "opaque", block: opaque }];
       }
     }
   }

@@ -12,6 +12,8 @@ export interface GatewayInfo {
   stop_reason: LoopStopReason;
   turns: number;
   tool_calls: { name: string; duration_ms: number; is_error: boolean }[];
+  /** Every model call of the request summed (a door's own usage may count differently: Messages reports the last call's input). */
+  usage: { input_tokens: number; output_tokens: number };
 }
 
 export function gatewayInfo(outcome: LoopOutcome): GatewayInfo {
@@ -21,5 +23,6 @@ export function gatewayInfo(outcome: LoopOutcome): GatewayInfo {
     stop_reason: outcome.stopReason,
     turns: outcome.turns,
     tool_calls: outcome.tools.map((t) => ({ name: t.call.name, duration_ms: t.durationMs, is_error: t.result.isError })),
+    usage: { input_tokens: outcome.usage.inputTokens, output_tokens: outcome.usage.outputTokens },
   };
 }

@@ -2,8 +2,8 @@
 import type { LoopOutcome } from "../../../loop/index.ts";
 import { gatewayInfo, type GatewayInfo } from "../../shared/gateway-info.ts";
 import { answerBlocks, type AnswerBlock, type IsAnthropic } from "./answer-blocks.ts";
-import { toStopReason } from "./stop-reason.ts";
-import { toAnthropicUsage, type AnthropicUsage } from "./usage.ts";
+import { stopSequenceOf, toStopReason } from "./stop-reason.ts";
+import { answerUsage, type AnthropicUsage } from "./usage.ts";
 
 export interface AnthropicMessage {
   id: string;
@@ -19,15 +19,16 @@ export interface AnthropicMessage {
 }
 
 export function toAnthropicMessage(outcome: LoopOutcome, id: string, model: string, isAnthropic: IsAnthropic): AnthropicMessage {
+  const stopReason = toStopReason(outcome, isAnthropic);
   return {
     id,
     type: "message",
     role: "assistant",
     model,
     content: answerBlocks(outcome, isAnthropic),
-    stop_reason: toStopReason(outcome),
-    stop_sequence: outcome.stopReason === "stop" && outcome.last.stopSequence ? outcome.last.stopSequence : null,
-    usage: toAnthropicUsage(outcome.usage),
+    stop_reason: stopReason,
+    stop_sequence: stopSequenceOf(outcome, stopReason),
+    usage: answerUsage(outcome),
     mcp_gateway: gatewayInfo(outcome),
   };
 }

@@ -3,27 +3,29 @@
  * `content_block_start` / `_delta` / `_stop` with consecutive indexes, `message_delta` with the
  * stop reason and the final usage, `message_stop`. `ping` events keep the connection alive while
  * MCP tools run; a failure after the first byte is an `event: error`, and the stream ends.
+ *
+ * Text and thinking stream as they come. A client tool call goes out whole when it is complete —
+ * its block, one `input_json_delta` with the final input, its stop: providers finish several
+ * parallel calls at once (OpenAI-protocol ones at `finish_reason`), and an input repaired or cut
+ * short at the end must not reach the client as broken JSON it already received half of.
  */
-import type { GatewayError } from "../../../core/index.ts";
+import type { GatewayError, OpaqueBlock, ReasoningBlock, ToolCallBlock } from "../../../core/index.ts";
 import type { LoopEvent, LoopOutcome } from "../../../loop/index.ts";
-import { ArgumentRelay, argumentText } from "../../shared/argument-relay.ts";
 import { gatewayInfo } from "../../shared/gateway-info.ts";
 import type { SseWriter } from "../../shared/sse-pump.ts";
 import { anthropicFields, thinkingOut, type IsAnthropic } from "./answer-blocks.ts";
 import { anthropicErrorType } from "./errors.ts";
-import { toStopReason } from "./stop-reason.ts";
-import { toAnthropicUsage } from "./usage.ts";
+import { stopSequenceOf, toStopReason } from "./stop-reason.ts";
+import { answerUsage } from "./usage.ts";
 
 const frame = (event: string, data: object) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
-type OpenKind = "text" | "thinking" | "tool_use";
+type OpenKind = "text" | "thinking";
 
 export class MessagesWriter implements SseWriter {
   readonly heartbeat = frame("ping", { type: "ping" });
   private index = -1;
   private openKind: OpenKind | undefined;
-  /** Per client tool call (by its loop index): its argument text, relayed as the whole answer would carry it. */
-  private readonly relays = new Map<number, ArgumentRelay>();
 
   constructor(
     private readonly id: string,
@@ -60,26 +62,21 @@ export class MessagesWriter implements SseWriter {
         return this.ensure("thinking", { type: "thinking", thinking: "", signature: "" }) + this.delta({ type: "thinking_delta", thinking: event.delta });
       case "reasoning_end":
         return this.reasoningEnd(event.block);
-      case "client_tool_call_start":
-        this.relays.set(event.index, new ArgumentRelay());
-        return this.close() + this.start("tool_use", { ...anthropicFields(event.providerData, this.isAnthropic), type: "tool_use", id: event.id, name: event.name, input: {} });
-      case "client_tool_call_delta":
-        return this.arguments(this.relays.get(event.index)?.push(event.delta) ?? "");
-      case "client_tool_call_end": {
-        const final = event.call.argumentsError === undefined ? argumentText(event.call) : JSON.stringify(event.call.arguments);
-        return this.arguments(this.relays.get(event.index)?.finish(final) ?? "") + this.close();
-      }
+      case "client_tool_call_end":
+        return this.toolUse(event.call, event.call.providerData);
+      case "opaque_block":
+        return this.opaque(event.block);
       default:
         return "";
     }
   }
 
   finish(outcome: LoopOutcome): string {
-    const stopReason = toStopReason(outcome);
-    const delta = { stop_reason: stopReason, stop_sequence: stopReason === "stop_sequence" ? (outcome.last.stopSequence ?? null) : null };
+    const stopReason = toStopReason(outcome, this.isAnthropic);
+    const delta = { stop_reason: stopReason, stop_sequence: stopSequenceOf(outcome, stopReason) };
     return (
       this.close() +
-      frame("message_delta", { type: "message_delta", delta, usage: toAnthropicUsage(outcome.usage), mcp_gateway: gatewayInfo(outcome) }) +
+      frame("message_delta", { type: "message_delta", delta, usage: answerUsage(outcome), mcp_gateway: gatewayInfo(outcome) }) +
       frame("message_stop", { type: "message_stop" })
     );
   }
@@ -88,22 +85,35 @@ export class MessagesWriter implements SseWriter {
     return this.close() + frame("error", { type: "error", error: { type: anthropicErrorType(error), message: error.message } });
   }
 
-  private reasoningEnd(block: Parameters<typeof thinkingOut>[0]): string {
+  private reasoningEnd(block: ReasoningBlock): string {
     const out = thinkingOut(block, this.isAnthropic);
     if (out.type === "redacted_thinking") return this.close() + this.start("thinking", out) + this.close();
-    if (this.openKind !== "thinking" && block.text === "" && !block.providerData) return "";
-    return this.ensure("thinking", { type: "thinking", thinking: "", signature: "" }) + this.delta({ type: "signature_delta", signature: out.signature }) + this.close();
+    if (this.openKind !== "thinking") {
+      if (block.text === "" && !block.providerData) return "";
+      // Thinking that came whole (no deltas): its text goes out in one delta.
+      const text = block.text === "" ? "" : this.ensure("thinking", { type: "thinking", thinking: "", signature: "" }) + this.delta({ type: "thinking_delta", thinking: block.text });
+      return text + this.ensure("thinking", { type: "thinking", thinking: "", signature: "" }) + this.delta({ type: "signature_delta", signature: out.signature }) + this.close();
+    }
+    return this.delta({ type: "signature_delta", signature: out.signature }) + this.close();
   }
 
-  private arguments(partial: string): string {
-    return partial === "" ? "" : this.delta({ type: "input_json_delta", partial_json: partial });
+  /** A client tool call, whole: its input as the non-streamed answer has it (an object, repaired or `{}`). */
+  private toolUse(call: ToolCallBlock, providerData: ToolCallBlock["providerData"]): string {
+    const block = { ...anthropicFields(providerData, this.isAnthropic), type: "tool_use", id: call.id, name: call.name, input: {} };
+    return this.close() + this.start(undefined, block) + this.delta({ type: "input_json_delta", partial_json: JSON.stringify(call.arguments) }) + this.stop();
+  }
+
+  /** A server tool's block from Anthropic, whole, for Anthropic's own clients (others never get one). */
+  private opaque(block: OpaqueBlock): string {
+    if (!this.isAnthropic(block.providerData.origin)) return "";
+    return this.close() + this.start(undefined, block.providerData.data["block"] as object) + this.stop();
   }
 
   private ensure(kind: OpenKind, block: object): string {
     return this.openKind === kind ? "" : this.close() + this.start(kind, block);
   }
 
-  private start(kind: OpenKind, block: object): string {
+  private start(kind: OpenKind | undefined, block: object): string {
     this.index++;
     this.openKind = kind;
     return frame("content_block_start", { type: "content_block_start", index: this.index, content_block: block });
@@ -113,9 +123,12 @@ export class MessagesWriter implements SseWriter {
     return frame("content_block_delta", { type: "content_block_delta", index: this.index, delta });
   }
 
-  private close(): string {
-    if (this.openKind === undefined) return "";
+  private stop(): string {
     this.openKind = undefined;
     return frame("content_block_stop", { type: "content_block_stop", index: this.index });
+  }
+
+  private close(): string {
+    return this.openKind === undefined ? "" : this.stop();
   }
 }
