@@ -43,7 +43,7 @@ function frames(text: string): { event: string; data: Record<string, unknown> }[
     });
 }
 
-function write(events: LoopEvent[], end: LoopOutcome, isAnthropic = (origin: string) => origin === "claude"): string {
+function write(events: LoopEvent[], end: LoopOutcome, isAnthropic: (origin: string) => boolean = (origin) => origin === "claude"): string {
   const writer = new MessagesWriter("msg_1", "model-a", isAnthropic);
   return writer.open() + events.map((event) => writer.event(event)).join("") + writer.finish(end);
 }
