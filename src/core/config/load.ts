@@ -4,7 +4,7 @@ import { parseTree, printParseErrorCode, type Node, type ParseError } from "json
 import { describeIssues, type FieldProblem } from "../zod-issues.ts";
 import { interpolateEnv, type MissingVariable } from "./interpolate.ts";
 import { configSchema, knownKeysAt, type RawConfig, type RawServerConfig } from "./schema.ts";
-import { DEFAULTS, type GatewayConfig, type ServerConfig } from "./types.ts";
+import { DEFAULTS, type GatewayConfig, type KeyPolicy, type ServerConfig } from "./types.ts";
 
 /** A config that cannot be used; every problem names the JSON path of the bad field. */
 export class ConfigError extends Error {
@@ -120,6 +120,7 @@ function normalize(raw: RawConfig, missing: MissingVariable[], source: string): 
     ]),
   );
   const g = raw.gateway;
+  const keyPolicies = toKeyPolicies(g.apiKeys ?? []);
   return {
     servers,
     providers,
@@ -127,7 +128,8 @@ function normalize(raw: RawConfig, missing: MissingVariable[], source: string): 
     gateway: {
       host: g.host ?? DEFAULTS.host,
       port: g.port ?? DEFAULTS.port,
-      apiKeys: (g.apiKeys ?? []).filter((key) => key !== ""),
+      apiKeys: keyPolicies.map((policy) => policy.key),
+      keyPolicies,
       maxIterations: g.maxIterations ?? DEFAULTS.maxIterations,
       toolTimeoutMs,
       serverStartTimeoutMs,
@@ -149,6 +151,23 @@ function normalize(raw: RawConfig, missing: MissingVariable[], source: string): 
     },
     missingVariables: missing,
   };
+}
+
+/** gateway.apiKeys as policies: a plain string is a key without limits (an empty one is left out, as before). */
+function toKeyPolicies(entries: NonNullable<RawConfig["gateway"]["apiKeys"]>): KeyPolicy[] {
+  return entries.flatMap((entry, i): KeyPolicy[] => {
+    if (typeof entry === "string") return entry === "" ? [] : [{ key: entry, name: `key #${i + 1}` }];
+    return [
+      {
+        key: entry.key,
+        name: entry.name ?? `key #${i + 1}`,
+        ...(entry.rpm === undefined ? {} : { rpm: entry.rpm }),
+        ...(entry.tpm === undefined ? {} : { tpm: entry.tpm }),
+        ...(entry.models === undefined ? {} : { models: entry.models }),
+        ...(entry.mcpServers === undefined ? {} : { mcpServers: entry.mcpServers }),
+      },
+    ];
+  });
 }
 
 /** The unset variables used in one server's or provider's entry (deduplicated, in order). */
@@ -210,4 +229,36 @@ function crossReferenceProblems(raw: RawConfig): FieldProblem[] {
   }
   if (raw.gateway.sampling) checkModel(raw.gateway.sampling.model, "gateway.sampling.model", true);
   return problems;
+  problems.push(...apiKeyProblems(raw, serverNames));
+  return problems;
+}
+
+/**
+ * gateway.apiKeys entries: their servers are configured ones; a key or a name is not given twice
+ * (a key with two policies would be ambiguous; plain duplicate strings stay harmless).
+ */
+function apiKeyProblems(raw: RawConfig, serverNames: string[]): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  const entries = raw.gateway.apiKeys ?? [];
+  const keys = new Map<string, number>();
+  const names = new Map<string, number>();
+  entries.forEach((entry, i) => {
+    const key = typeof entry === "string" ? entry : entry.key;
+    const first = keys.get(key);
+    if (first === undefined) keys.set(key, i);
+    else if (key !== "" && (typeof entry !== "string" || typeof entries[first] !== "string")) {
+      problems.push({ path: `gateway.apiKeys[${i}]`, message: `the same key as gateway.apiKeys[${first}]: give each key one entry` });
+    }
+    if (typeof entry === "string") return;
+    if (entry.name !== undefined) {
+      const same = names.get(entry.name);
+      if (same !== undefined) problems.push({ path: `gateway.apiKeys[${i}].name`, message: `"${entry.name}" is already the name of gateway.apiKeys[${same}]` });
+      else names.set(entry.name, i);
+    }
+    (entry.mcpServers ?? []).forEach((server, j) => {
+      if (!serverNames.includes(server)) {
+        problems.push({ path: `gateway.apiKeys[${i}].mcpServers[${j}]`, message: `unknown MCP server "${server}" (known: ${serverNames.join(", ") || "none"})` });
+      }
+    });
+  });
 }

@@ -72,10 +72,25 @@ export const modelAliasSchema = z.strictObject({
   maxTokens: z.number().int().positive().optional(),
 });
 
+/** A gateway key with a name, limits and what it may use; a plain string is a key without them. */
+export const apiKeySchema = z.strictObject({
+  key: z.string().min(1, "an API key must not be empty"),
+  /** Shown in logs and refusals (default: "key #<n>"). */
+  name: z.string().min(1).optional(),
+  /** Requests per minute, shared by every instance (through gateway.store). */
+  rpm: z.number().int().positive().optional(),
+  /** Tokens (input + output, as the providers report them) per minute. */
+  tpm: z.number().int().positive().optional(),
+  /** The models it may ask for: aliases or `provider/model`, `*` a wildcard (default: all). */
+  models: z.array(z.string().min(1)).optional(),
+  /** The MCP servers whose tools it may use (default: all). */
+  mcpServers: z.array(z.string()).optional(),
+});
+
 export const gatewaySchema = z.strictObject({
   host: z.string().optional(),
   port: z.number().int().min(0).max(65535).optional(),
-  apiKeys: z.array(z.string()).optional(),
+  apiKeys: z.array(z.union([z.string(), apiKeySchema])).optional(),
   maxIterations: z.number().int().positive().optional(),
   toolTimeoutMs: z.number().int().positive().optional(),
   /** Default start timeout of an MCP server (its own `startTimeoutMs` wins). */
@@ -150,3 +165,5 @@ export function knownKeysAt(path: readonly PropertyKey[]): readonly string[] {
   if (path.length === 2 && section === "models") return Object.keys(modelAliasSchema.shape);
   return [];
 }
+export type ApiKeyConfig = z.infer<typeof apiKeySchema>;
+  if (section === "gateway" && path[1] === "apiKeys" && path.length === 3) return Object.keys(apiKeySchema.shape);

@@ -46,10 +46,28 @@ export interface ResolvedProviderConfig extends ProviderConfig {
   missingVariables: string[];
 }
 
+/** One gateway key and what comes with it (a plain string key has no limits). */
+export interface KeyPolicy {
+  key: string;
+  /** Its configured name, else "key #<n>" (its place in gateway.apiKeys): for logs and refusals. */
+  name: string;
+  /** Requests per minute. */
+  rpm?: number | undefined;
+  /** Tokens (input + output, as reported by the providers) per minute. */
+  tpm?: number | undefined;
+  /** Patterns (`*` a wildcard) of the model names it may ask for; undefined: every model. */
+  models?: readonly string[] | undefined;
+  /** The MCP servers it may use; undefined: every server. */
+  mcpServers?: readonly string[] | undefined;
+}
+
 export interface ResolvedGatewaySettings {
   host: string;
   port: number;
+  /** Every gateway key (plain or from an entry with limits). */
   apiKeys: string[];
+  /** The same keys with their names, limits and permissions. */
+  keyPolicies: KeyPolicy[];
   maxIterations: number;
   toolTimeoutMs: number;
   /** Default start timeout of the MCP servers. */

@@ -12,12 +12,14 @@ import { anthropicErrorFormat } from "../doors/messages/errors.ts";
 import { responsesDoor } from "../doors/responses/door.ts";
 import { storedResponseRoutes } from "../doors/responses/stored.ts";
 import { ResponseStore, type StoredResponse } from "../state/responses.ts";
-import { MemoryStore } from "../state/store.ts";
+import { MemoryBackend, MemoryStore } from "../state/store.ts";
+import { KeyLimits } from "../shared/key-limits.ts";
 import type { ChatDeps } from "../shared/deps.ts";
 import { doorHandler } from "../shared/handler.ts";
 import { apiKeyAuth } from "./auth.ts";
 import { errorResponse } from "./errors.ts";
 import { hostGuard } from "./host-guard.ts";
+import { keyLimitsGate } from "./key-limits.ts";
 import { gatewayConcurrencyCap } from "./limits.ts";
 import { requestIdFrom } from "./request-id.ts";
 import { embeddingsHandler } from "./routes/embeddings.ts";
@@ -74,12 +76,21 @@ function corsFor(origins: string[]): MiddlewareHandler {
   return cors({
     origin: origins.includes("*") ? "*" : origins,
     allowMethods: ["GET", "POST", "DELETE", "OPTIONS"],
-    exposeHeaders: ["x-request-id", "request-id", "retry-after", "x-mcp-gateway-warning", "x-mcp-gateway-stop-reason"],
+    exposeHeaders: [
+      "x-request-id",
+      "request-id",
+      "retry-after",
+      "x-mcp-gateway-warning",
+      "x-mcp-gateway-stop-reason",
+      ...["requests", "tokens"].flatMap((kind) => [`x-ratelimit-limit-${kind}`, `x-ratelimit-remaining-${kind}`, `x-ratelimit-reset-${kind}`]),
+    ],
     maxAge: 600,
   });
 }
 
-export function createApp(deps: AppDeps): Hono {
+export function createApp(appDeps: AppDeps): Hono {
+  // The key limits' counters: the gateway's store (given by the runtime), else this process's.
+  const deps: AppDeps = appDeps.limits ? appDeps : { ...appDeps, limits: new KeyLimits(new MemoryBackend().counters, appDeps.logger) };
   const app = new Hono();
   app.use(requestId);
   // Claude Code's connectivity probe (HEAD), sent without a key.
@@ -95,7 +106,7 @@ export function createApp(deps: AppDeps): Hono {
     app.use("/ready", guard);
   }
   // Bodies are read (and capped at gateway.maxBodyBytes) by the routes that take one.
-  app.use("/v1/*", auth, gatewayConcurrencyCap(deps.config));
+  app.use("/v1/*", auth, keyLimitsGate(deps.config, deps.limits!, deps.logger), gatewayConcurrencyCap(deps.config));
   app.post("/v1/chat/completions", doorHandler(chatCompletionsDoor(deps.config), deps));
   app.post("/v1/messages", doorHandler(messagesDoor(deps.config, deps.providers), deps));
   app.post("/v1/messages/count_tokens", countTokensHandler(deps));

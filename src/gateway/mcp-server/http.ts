@@ -24,6 +24,7 @@ import type { GatewayConfig } from "../../core/config/index.ts";
 import type { Logger } from "../../core/logger.ts";
 import { apiKeyAuth } from "../http/auth.ts";
 import { gatewayConcurrencyCap } from "../http/limits.ts";
+import { policyOf, presentedKey, type KeyPolicy } from "../shared/keys.ts";
 import { MemoryEventStore } from "./event-store.ts";
 import type { McpHub } from "./hub.ts";
 import type { DownstreamSession } from "./types.ts";
@@ -250,7 +251,7 @@ export class McpHttpEndpoint {
         "retry-after": String(Math.ceil(this.sweepEveryMs / 1000)),
       });
     }
-    const entry = this.open(this.options.config.gateway.apiKeys.length > 0 ? keyDigest(request) : undefined);
+    const entry = this.open(this.options.config.gateway.apiKeys.length > 0 ? keyDigest(request) : undefined, policyOf(this.options.config, presentedKey(request)));
     await entry.session.server.connect(entry.transport);
     this.options.logger.debug({ session: entry.session.id }, "mcp session opened");
     const response = await this.serve(entry, request, body);
@@ -260,9 +261,10 @@ export class McpHttpEndpoint {
   }
 
   /** Registers a new session (synchronously: see the session bound); the caller connects it. */
-  private open(key: Buffer | undefined): HttpSession {
+  private open(key: Buffer | undefined, policy?: KeyPolicy): HttpSession {
     const id = randomUUID();
-    const session = this.options.hub.createSession(id, { kind: "http" });
+    // The session sees and may use only what its key may (gateway.apiKeys entries with mcpServers/models).
+    const session = this.options.hub.createSession(id, { kind: "http", key: policy });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       eventStore: new MemoryEventStore(this.options.maxStoredEvents ?? 1000),

@@ -16,6 +16,7 @@ import type { LoopOutcome } from "../../loop/index.ts";
 import type { ChatDeps } from "./deps.ts";
 import type { Door, ParsedRequest, PreparedRequest } from "./door.ts";
 import { rememberHiddenSteps, startLoop } from "./drive.ts";
+import { checkModel, checkSelection, keyTools, policyOf } from "./keys.ts";
 import { prepareRequest } from "./prepare.ts";
 import { pumpSse } from "./sse-pump.ts";
 
@@ -53,7 +54,12 @@ function answered(outcome: LoopOutcome | undefined): { answeredBy?: string; answ
 
 /** `x-mcp-gateway-warning`: what was left out for the answering provider, never silently. */
 function warningHeaders(prepared: PreparedRequest): Record<string, string> {
-  return prepared.warnings.length === 0 ? {} : { "x-mcp-gateway-warning": prepared.warnings.join("; ") };
+  return prepared.warnings.length === 0 ? {} : { "x-mcp-gateway-warning": headerSafe(prepared.warnings.join("; ")) };
+}
+
+/** A header value from text a request chose (tool and block types): printable ASCII only, the rest percent-encoded. */
+export function headerSafe(text: string): string {
+  return text.replace(/[^\x20-\x7e]/g, (char) => encodeURIComponent(char));
 }
 
 export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDeps) {
@@ -76,7 +82,11 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
     deadline.unref();
     try {
       const parsed = await door.parse(await readJson(c, limits), c);
-      const prepared = await prepareRequest(parsed, c.req.header("x-mcp-servers"), tenantOf(c), deps);
+      // What the key may use comes first: a model or server outside it is a 403.
+      const key = policyOf(deps.config, callerKey(c));
+      checkModel(key, parsed.model);
+      checkSelection(key, c.req.header("x-mcp-servers"), parsed.mcpServers);
+      const prepared = await prepareRequest(parsed, c.req.header("x-mcp-servers"), tenantOf(c), key?.mcpServers ? { ...deps, tools: keyTools(deps.tools, key) } : deps);
       await door.fit?.(prepared, controller.signal);
       if (prepared.warnings.length > 0) log.warn({ requestId, provider: prepared.model.provider.name, warnings: prepared.warnings }, `${door.label}: left out for this provider`);
       const logFields = { requestId, model: prepared.model.requested, provider: prepared.model.provider.name, stream: parsed.stream };
@@ -90,6 +100,7 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
           headers,
           heartbeatMs: deps.heartbeatMs ?? 10_000,
           beforeFinish: async (outcome) => {
+            await deps.limits?.record(key, outcome.usage);
             await rememberHiddenSteps(outcome, deps, prepared.tenant);
             if (door.remember && writer.result) await door.remember(prepared, outcome, writer.result(outcome));
           },

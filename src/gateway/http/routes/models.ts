@@ -1,6 +1,8 @@
 import type { Context } from "hono";
 import type { GatewayConfig } from "../../../core/config/index.ts";
 import { GatewayError } from "../../../core/index.ts";
+import { checkModel, modelAllowed, policyOf, type KeyPolicy } from "../../shared/keys.ts";
+import { callerKey } from "../auth.ts";
 
 interface ModelEntry {
   id: string;
@@ -26,11 +28,28 @@ export function listModels(config: GatewayConfig): ModelEntry[] {
   return [...aliases, ...direct];
 }
 
+/** The list bodies (OpenAI's and Anthropic's) of these models. */
+function listBodies(models: ModelEntry[]) {
+  return {
+    openai: { object: "list", data: models },
+    anthropic: { data: models.map(anthropicEntry), has_more: false, first_id: models[0]?.id ?? null, last_id: models.at(-1)?.id ?? null },
+  };
+}
+
+/** Every configured model; a key with `models` sees only those it may use. */
 export function modelsHandler(config: GatewayConfig) {
   const models = listModels(config);
-  const body = { object: "list", data: models };
-  const anthropic = { data: models.map(anthropicEntry), has_more: false, first_id: models[0]?.id ?? null, last_id: models.at(-1)?.id ?? null };
-  return (c: Context) => c.json(asksAnthropic(c) ? anthropic : body);
+  const all = listBodies(models);
+  const byKey = new WeakMap<KeyPolicy, ReturnType<typeof listBodies>>();
+  return (c: Context) => {
+    const key = policyOf(config, callerKey(c));
+    let bodies = all;
+    if (key?.models !== undefined) {
+      bodies = byKey.get(key) ?? listBodies(models.filter((entry) => modelAllowed(key, entry.id)));
+      byKey.set(key, bodies);
+    }
+    return c.json(asksAnthropic(c) ? bodies.anthropic : bodies.openai);
+  };
 }
 
 function safeDecode(text: string): string {
@@ -50,6 +69,7 @@ export function modelHandler(config: GatewayConfig) {
   const listed = new Map(listModels(config).map((entry) => [entry.id, entry]));
   return (c: Context) => {
     const id = safeDecode(c.req.path.slice("/v1/models/".length));
+    checkModel(policyOf(config, callerKey(c)), id);
     const slash = id.indexOf("/");
     const provider = slash > 0 ? id.slice(0, slash) : undefined;
     const entry = listed.get(id) ?? (provider !== undefined && slash < id.length - 1 && Object.hasOwn(config.providers, provider) ? { id, object: "model" as const, created: 0, owned_by: provider } : undefined);
