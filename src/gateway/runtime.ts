@@ -13,8 +13,8 @@ import { createApp, type HealthReport, type ReadyReport } from "./http/app.ts";
 import { McpHttpEndpoint } from "./mcp-server/http.ts";
 import { McpHub } from "./mcp-server/hub.ts";
 import { buildProviders, type AdapterFactory, type ProviderEntry } from "./routing/providers.ts";
-import { HiddenStepsKeeper, type HiddenSteps } from "./state/hidden-steps.ts";
 import { KeyLimits } from "./shared/key-limits.ts";
+import { HiddenStepsKeeper, type HiddenSteps } from "./state/hidden-steps.ts";
 import { ResponseStore, type StoredResponse } from "./state/responses.ts";
 import { RedisBackend } from "./state/redis-store.ts";
 import { MemoryBackend, type StateBackend } from "./state/store.ts";
@@ -160,18 +160,18 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const scrub = scrubber(configSecrets(config));
   const report = () => health(pool, providers, scrub, store);
   const mcpHttp = new McpHttpEndpoint({ hub: mcp, config, logger });
-  const app = createApp({
   const keyLimits = new KeyLimits(store.counters, logger);
   mcp.useKeyLimits(keyLimits);
+  const app = createApp({
     mount: (routes) => mcpHttp.mount(routes),
     config,
     providers,
     // /v1 tool calls are tracked by the MCP hub, so upstream requests they cause never reach an MCP session.
     tools: mcp.outsideTools(pool),
     hiddenSteps,
+    responses: new ResponseStore(store.table<StoredResponse>("responses", RESPONSES_TABLE)),
     // Per-key rpm/tpm counters in the store: shared by every instance.
     limits: keyLimits,
-    responses: new ResponseStore(store.table<StoredResponse>("responses", RESPONSES_TABLE)),
     logger,
     health: report,
     ready: () => ready(pool),

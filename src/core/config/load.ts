@@ -228,7 +228,6 @@ function crossReferenceProblems(raw: RawConfig): FieldProblem[] {
     });
   }
   if (raw.gateway.sampling) checkModel(raw.gateway.sampling.model, "gateway.sampling.model", true);
-  return problems;
   problems.push(...apiKeyProblems(raw, serverNames));
   return problems;
 }
@@ -261,4 +260,5 @@ function apiKeyProblems(raw: RawConfig, serverNames: string[]): FieldProblem[] {
       }
     });
   });
+  return problems;
 }

@@ -148,6 +148,7 @@ export type RawServerConfig = z.infer<typeof serverSchema>;
 export type ProviderConfig = z.infer<typeof providerSchema>;
 export type ModelAliasConfig = z.infer<typeof modelAliasSchema>;
 export type GatewaySettings = z.infer<typeof gatewaySchema>;
+export type ApiKeyConfig = z.infer<typeof apiKeySchema>;
 export type RawConfig = z.infer<typeof configSchema>;
 
 /** Known keys of the object at a config path, for "did you mean" on unknown keys. */
@@ -155,6 +156,7 @@ export function knownKeysAt(path: readonly PropertyKey[]): readonly string[] {
   const [section, , ...rest] = path;
   if (path.length === 0) return Object.keys(configSchema.shape);
   if (section === "gateway" && path.length === 1) return Object.keys(gatewaySchema.shape);
+  if (section === "gateway" && path[1] === "apiKeys" && path.length === 3) return Object.keys(apiKeySchema.shape);
   if (section === "gateway" && path[1] === "sampling") return ["model"];
   if (section === "gateway" && path[1] === "retries") return ["attempts", "initialDelayMs", "maxDelayMs", "budgetMs"];
   if (section === "gateway" && path[1] === "cors") return ["allowedOrigins"];
@@ -165,5 +167,3 @@ export function knownKeysAt(path: readonly PropertyKey[]): readonly string[] {
   if (path.length === 2 && section === "models") return Object.keys(modelAliasSchema.shape);
   return [];
 }
-export type ApiKeyConfig = z.infer<typeof apiKeySchema>;
-  if (section === "gateway" && path[1] === "apiKeys" && path.length === 3) return Object.keys(apiKeySchema.shape);

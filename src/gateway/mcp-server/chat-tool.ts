@@ -9,6 +9,8 @@ import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { GatewayError, type ChatRequest, type Message } from "../../core/index.ts";
 import type { GatewayTools } from "../shared/deps.ts";
+import type { KeyLimits } from "../shared/key-limits.ts";
+import { hasLimits, modelAllowed, modelRefusal, serversOutside, serversRefusal, type KeyPolicy } from "../shared/keys.ts";
 import type { LoopOutcome } from "../../loop/index.ts";
 import { progressTokenOf } from "./forward.ts";
 import { resolve, runLoop, type ModelDeps } from "./model-runner.ts";
@@ -17,7 +19,22 @@ import type { RequestExtra } from "./types.ts";
 export const CHAT_TOOL_NAME = "chat";
 
 export interface ChatToolDeps extends ModelDeps {
+  /** Narrowed to the key's servers when the session's key has `mcpServers`. */
   tools: GatewayTools;
+  /** The policy of the session's gateway key: its models, and its rpm/tpm through `limits`. */
+  key?: KeyPolicy;
+  limits?: KeyLimits;
+}
+
+/** The models the tool offers: every alias and provider, or the key's model patterns. */
+function offeredModels(deps: ChatToolDeps): string[] {
+  if (deps.key?.models !== undefined) return [...deps.key.models];
+  return [...Object.keys(deps.config.models), ...[...deps.providers.keys()].map((p) => `${p}/…`)];
+}
+
+/** Whether the alias "default" is configured and the key may use it. */
+function hasDefault(deps: ChatToolDeps): boolean {
+  return Object.hasOwn(deps.config.models, "default") && modelAllowed(deps.key, "default");
 }
 
 const inputSchema = z.strictObject({
@@ -52,7 +69,7 @@ const usageSchema = {
 
 export function chatToolDefinition(deps: ChatToolDeps): Tool {
   const servers = deps.tools.serverNames();
-  const hasDefault = Object.hasOwn(deps.config.models, "default");
+  const withDefault = hasDefault(deps);
   return {
     name: CHAT_TOOL_NAME,
     title: "Chat with a model (agent loop)",
@@ -66,7 +83,7 @@ export function chatToolDefinition(deps: ChatToolDeps): Tool {
         prompt: { type: "string", description: "What to ask the model." },
         model: {
           type: "string",
-          description: `"provider/model" or a model alias of the gateway (${[...Object.keys(deps.config.models), ...[...deps.providers.keys()].map((p) => `${p}/…`)].join(", ")}).${hasDefault ? ' Default: the alias "default".' : " Required: no default alias is configured."}`,
+          description: `"provider/model" or a model alias of the gateway (${offeredModels(deps).join(", ")}).${withDefault ? ' Default: the alias "default".' : " Required: no default alias is configured."}`,
         },
         system: { type: "string", description: "A system prompt for the model." },
         mcpServers: {
@@ -119,11 +136,12 @@ export async function runChatTool(args: unknown, deps: ChatToolDeps, extra: Requ
     return errorResult(`Invalid arguments for chat: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`);
   }
   const input = parsed.data;
-  const modelName = input.model ?? (Object.hasOwn(deps.config.models, "default") ? "default" : undefined);
+  const modelName = input.model ?? (hasDefault(deps) ? "default" : undefined);
   if (modelName === undefined) {
-    const known = [...Object.keys(deps.config.models), ...[...deps.providers.keys()].map((p) => `${p}/<model>`)];
+    const known = offeredModels(deps).map((name) => name.replace(/\/…$/, "/<model>"));
     return errorResult(`No model given and no "default" model alias is configured: pass "model" (one of: ${known.join(", ") || "none configured"}).`);
   }
+  if (deps.key && !modelAllowed(deps.key, modelName)) return errorResult(`Error: ${modelRefusal(deps.key, modelName)}`);
   let model;
   try {
     model = resolve(modelName, deps);
@@ -132,6 +150,8 @@ export async function runChatTool(args: unknown, deps: ChatToolDeps, extra: Requ
   }
   const known = deps.tools.serverNames();
   const requested = input.mcpServers === undefined ? undefined : [...new Set(input.mcpServers)];
+  const notTheKeys = deps.key ? serversOutside(deps.key, requested ?? []) : [];
+  if (deps.key && notTheKeys.length > 0) return errorResult(`Error: ${serversRefusal(deps.key, notTheKeys)}`);
   const unknown = (requested ?? []).filter((s) => !known.includes(s));
   if (unknown.length > 0) return errorResult(`Unknown MCP servers: ${unknown.join(", ")} (configured: ${known.join(", ") || "none"})`);
   // An alias's selection is a limit: "mcpServers" may narrow it, not reach past it.
@@ -152,6 +172,12 @@ export async function runChatTool(args: unknown, deps: ChatToolDeps, extra: Requ
     ...(model.alias?.temperature === undefined ? {} : { temperature: model.alias.temperature }),
     ...(model.alias?.maxTokens === undefined ? {} : { maxTokens: model.alias.maxTokens }),
   };
+
+  // A run counts against the key's rpm, and waits for its tpm window, as a /v1 request does.
+  if (deps.limits && hasLimits(deps.key)) {
+    const admission = await deps.limits.admit(deps.key, true);
+    if (admission.refused) return errorResult(`Error: ${admission.refused.message}`);
+  }
 
   const token = progressTokenOf(params);
   let step = 0;
@@ -185,6 +211,7 @@ export async function runChatTool(args: unknown, deps: ChatToolDeps, extra: Requ
     clearTimeout(timer);
   }
   if (!outcome) return errorResult(`Error: ${deadline.signal.aborted ? (deadline.signal.reason as GatewayError).message : "the agent loop ended without an outcome"}`);
+  await deps.limits?.record(deps.key, outcome.usage);
   const structured: ChatToolOutput = {
     model: modelName,
     stopReason: outcome.stopReason,

@@ -57,6 +57,8 @@ import type { Logger } from "../../core/logger.ts";
 import type { McpPool, UpstreamClient, UpstreamHandlers } from "../../mcp/pool.ts";
 import type { ToolSet } from "../../core/index.ts";
 import type { GatewayTools } from "../shared/deps.ts";
+import type { KeyLimits } from "../shared/key-limits.ts";
+import { keyTools, serverAllowed, serversRefusal, type KeyPolicy } from "../shared/keys.ts";
 import type { ProviderEntry } from "../routing/providers.ts";
 import { CHAT_TOOL_NAME, chatToolDefinition, runChatTool, type ChatToolDeps } from "./chat-tool.ts";
 import { compileToolFilter } from "../../mcp/registry/tool-filter.ts";
@@ -108,6 +110,8 @@ interface Target {
 export interface SessionOptions {
   /** "stdio": the gateway's only client (unattributed messages and roots go to it). Default "http". */
   kind?: DownstreamSession["kind"];
+  /** The policy of the gateway key that opened it: the session sees and may use only the key's servers and models. */
+  key?: KeyPolicy | undefined;
 }
 
 const LEVELS = LoggingLevelSchema.options;
@@ -147,6 +151,7 @@ export class McpHub {
   private stopWatchingReady: (() => void) | undefined;
   private readonly logger: Logger;
   private readonly progress = new ProgressRoutes();
+  private keyLimits: KeyLimits | undefined;
 
   constructor(private readonly options: McpHubOptions) {
     this.logger = options.logger.child({ component: "mcp-server" });
@@ -419,6 +424,7 @@ export class McpHub {
       logLevel: undefined,
       lastActive: ++this.activity,
       subscriptions: new Set(),
+      ...(options.key ? { key: options.key } : {}),
     };
     registerSessionHandlers(this, session);
     server.oninitialized = () => this.onInitialized(session);
@@ -525,15 +531,33 @@ export class McpHub {
     if (!pool || !config.gateway.chatTool || providers.size === 0) return undefined;
     // An upstream tool exposed as "chat" (prefix "") wins: the gateway's tool steps aside.
     if (pool.registry.has(CHAT_TOOL_NAME)) return undefined;
-    // The loop's tool calls are this session's requests, each to its own server.
-    return { config, providers, logger, tools: session && extra ? this.trackedTools(pool, session, extra) : pool };
+    // A key that may use no model has no use for it.
+    const key = session?.key;
+    if (key?.models?.length === 0) return undefined;
+    // The loop's tool calls are this session's requests, each to its own server (only its key's).
+    const tools = keyTools(session && extra ? this.trackedTools(pool, session, extra) : pool, key);
+    return { config, providers, logger, tools, ...(key ? { key } : {}), ...(this.keyLimits ? { limits: this.keyLimits } : {}) };
   }
 
-  listTools(): Tool[] {
-    const tools: Tool[] = (this.pool?.registry.list() ?? []).map((t) => ({ ...t.tool, name: t.name }));
-    const chat = this.chatDeps();
+  /** Per-key rpm/tpm limits for the `chat` tool (the runtime's, over the state store). */
+  useKeyLimits(limits: KeyLimits): void {
+    this.keyLimits = limits;
+  }
+
+  /** Every tool, or those of the session's key's servers. */
+  listTools(session?: DownstreamSession): Tool[] {
+    const key = session?.key;
+    const entries = (this.pool?.registry.list() ?? []).filter((t) => serverAllowed(key, t.server));
+    const tools: Tool[] = entries.map((t) => ({ ...t.tool, name: t.name }));
+    const chat = this.chatDeps(session);
     if (chat) tools.push(chatToolDefinition(chat));
     return tools;
+  }
+
+  /** Refuses what belongs to a server outside the session's key, naming the servers it may use. */
+  private checkServer(session: DownstreamSession, server: string): void {
+    const key = session.key;
+    if (key && !serverAllowed(key, server)) throw mcpError(ErrorCode.InvalidParams, serversRefusal(key, [server]));
   }
 
   async callTool(session: DownstreamSession, request: CallToolRequest, extra: RequestExtra): Promise<CallToolResult> {
@@ -547,6 +571,7 @@ export class McpHub {
     let upstream: Upstream | undefined;
     let original: string;
     if (entry) {
+      this.checkServer(session, entry.server);
       upstream = this.upstream(entry.server);
       if (!upstream) throw mcpError(ErrorCode.InternalError, `MCP server "${entry.server}" is not available`);
       original = entry.tool.name;
@@ -555,6 +580,7 @@ export class McpHub {
       const owner = namespaceOwner(name, this.upstreams().filter((u) => u.capabilities.tools !== undefined));
       if (!owner) this.refuseUnavailable(name);
       if (!owner || !compileToolFilter(owner.upstream.config.tools)(owner.original)) throw mcpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      this.checkServer(session, owner.upstream.name);
       upstream = owner.upstream;
       original = owner.original;
     }
@@ -591,16 +617,22 @@ export class McpHub {
     throw mcpError(ErrorCode.InternalError, `MCP server "${server.name}" is not available (${state?.status ?? "unknown"}${why})`);
   }
 
-  listResources(): Promise<Resource[]> {
-    return this.resources.list();
+  /** Every server's resources, or those of the session's key's servers. */
+  async listResources(session?: DownstreamSession): Promise<Resource[]> {
+    const resources = await this.resources.list();
+    const key = session?.key;
+    return key?.mcpServers === undefined ? resources : resources.filter((r) => serverAllowed(key, this.resources.serverOf(r.uri) ?? ""));
   }
 
-  listResourceTemplates(): Promise<ResourceTemplate[]> {
-    return this.resources.listTemplates();
+  async listResourceTemplates(session?: DownstreamSession): Promise<ResourceTemplate[]> {
+    const templates = await this.resources.listTemplates();
+    const key = session?.key;
+    return key?.mcpServers === undefined ? templates : templates.filter((t) => serverAllowed(key, this.resources.serverOf(t.uriTemplate) ?? ""));
   }
 
   async readResource(session: DownstreamSession, request: ReadResourceRequest, extra: RequestExtra) {
     const upstream = await this.resources.ownerOf(request.params.uri);
+    this.checkServer(session, upstream.name);
     return this.track(session, extra, new Set([upstream.name]), () =>
       forwardRequest(upstream.client, "resources/read", request.params, ResultSchema, { extra, timeoutMs: upstream.timeoutMs, progress: this.progress }),
     );
@@ -608,6 +640,7 @@ export class McpHub {
 
   async subscribe(session: DownstreamSession, uri: string, extra: RequestExtra): Promise<void> {
     const upstream = await this.resources.ownerOf(uri);
+    this.checkServer(session, upstream.name);
     if (!this.upstreamSubscriptions.has(uri)) {
       await forwardRequest(upstream.client, "resources/subscribe", { uri }, ResultSchema, { extra, timeoutMs: upstream.timeoutMs, progress: this.progress });
       this.upstreamSubscriptions.set(uri, upstream.name);
@@ -627,12 +660,16 @@ export class McpHub {
     else await upstream.client.request({ method: "resources/unsubscribe", params: { uri } }, ResultSchema, { timeoutMs: upstream.timeoutMs });
   }
 
-  listPrompts(): Promise<Prompt[]> {
-    return this.prompts.list();
+  /** Every server's prompts, or those of the session's key's servers. */
+  async listPrompts(session?: DownstreamSession): Promise<Prompt[]> {
+    const prompts = await this.prompts.list();
+    const key = session?.key;
+    return key?.mcpServers === undefined ? prompts : prompts.filter((p) => serverAllowed(key, this.prompts.serverOf(p.name) ?? ""));
   }
 
   async getPrompt(session: DownstreamSession, request: GetPromptRequest, extra: RequestExtra) {
     const { upstream, ref } = await this.prompts.resolve(request.params.name);
+    this.checkServer(session, upstream.name);
     return this.track(session, extra, new Set([upstream.name]), () =>
       forwardRequest(upstream.client, "prompts/get", { ...request.params, name: ref.tool }, ResultSchema, { extra, timeoutMs: upstream.timeoutMs, progress: this.progress }),
     );
@@ -649,6 +686,7 @@ export class McpHub {
     } else {
       upstream = await this.resources.ownerOfTemplate(ref.uri);
     }
+    this.checkServer(session, upstream.name);
     return this.track(session, extra, new Set([upstream.name]), () =>
       forwardRequest(upstream.client, "completion/complete", params, CompleteResultSchema, { extra, timeoutMs: upstream.timeoutMs, progress: this.progress }),
     );

@@ -60,6 +60,11 @@ export class PromptRouter {
     return out;
   }
 
+  /** The server of an exposed prompt name (as of the last list), if known. */
+  serverOf(name: string): string | undefined {
+    return this.map.names.get(name)?.server;
+  }
+
   /** (server, original name) of an exposed prompt name; re-lists once when it is unknown. */
   async resolve(name: string): Promise<{ upstream: Upstream; ref: ToolRef }> {
     const find = () => {

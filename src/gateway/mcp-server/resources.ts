@@ -144,6 +144,11 @@ export class ResourceRouter {
     return this.templates.find((t) => t.template === uri || t.matcher?.match(uri))?.server;
   }
 
+  /** The server that listed this URI or template (as of the last lists), if any. */
+  serverOf(uri: string): string | undefined {
+    return this.lookup(uri);
+  }
+
   /** The server a resource URI belongs to; re-lists once when the URI is not known yet. */
   async ownerOf(uri: string): Promise<Upstream> {
     const servers = this.withResources();

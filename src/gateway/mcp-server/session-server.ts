@@ -32,7 +32,7 @@ export function registerSessionHandlers(hub: McpHub, session: DownstreamSession)
   server.setRequestHandler(ListToolsRequestSchema, (request) => {
     active();
     refuseCursor(request.params);
-    return { tools: hub.listTools() };
+    return { tools: hub.listTools(session) };
   });
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     active();
@@ -42,12 +42,12 @@ export function registerSessionHandlers(hub: McpHub, session: DownstreamSession)
   server.setRequestHandler(ListResourcesRequestSchema, async (request) => {
     active();
     refuseCursor(request.params);
-    return { resources: await hub.listResources() };
+    return { resources: await hub.listResources(session) };
   });
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async (request) => {
     active();
     refuseCursor(request.params);
-    return { resourceTemplates: await hub.listResourceTemplates() };
+    return { resourceTemplates: await hub.listResourceTemplates(session) };
   });
   server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => {
     active();
@@ -67,7 +67,7 @@ export function registerSessionHandlers(hub: McpHub, session: DownstreamSession)
   server.setRequestHandler(ListPromptsRequestSchema, async (request) => {
     active();
     refuseCursor(request.params);
-    return { prompts: await hub.listPrompts() };
+    return { prompts: await hub.listPrompts(session) };
   });
   server.setRequestHandler(GetPromptRequestSchema, (request, extra) => {
     active();

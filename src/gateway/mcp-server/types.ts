@@ -1,6 +1,6 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import type { ServerConfig } from "../../core/config/index.ts";
+import type { KeyPolicy, ServerConfig } from "../../core/config/index.ts";
 import type { UpstreamClient } from "../../mcp/pool.ts";
 import type { LoggingLevel, ServerCapabilities, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 
@@ -35,4 +35,6 @@ export interface DownstreamSession {
   lastActive: number;
   /** Resource URIs this client subscribed to. */
   readonly subscriptions: Set<string>;
+  /** The gateway key that opened the session, when it has a policy: the session sees only what the key may use. */
+  readonly key?: KeyPolicy | undefined;
 }

@@ -5,8 +5,8 @@ import type { ProviderEntry } from "../routing/providers.ts";
 import type { HiddenStepsKeeper } from "../state/hidden-steps.ts";
 import type { ResponseStore } from "../state/responses.ts";
 import type { RetryPolicy } from "../routing/retry-policy.ts";
-
 import type { KeyLimits } from "./key-limits.ts";
+
 /** The gateway's tools, narrowed per request. */
 export interface GatewayTools {
   /** Names of the configured (enabled) MCP servers. */
@@ -32,6 +32,6 @@ export interface ChatDeps {
   scrub?: (text: string) => string;
   /** Interval of SSE comment heartbeats while tools run. */
   heartbeatMs?: number;
-}
   /** Per-key rpm/tpm limits over the state store's counters (in memory when not given). */
   limits?: KeyLimits;
+}

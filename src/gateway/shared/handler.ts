@@ -54,12 +54,7 @@ function answered(outcome: LoopOutcome | undefined): { answeredBy?: string; answ
 
 /** `x-mcp-gateway-warning`: what was left out for the answering provider, never silently. */
 function warningHeaders(prepared: PreparedRequest): Record<string, string> {
-  return prepared.warnings.length === 0 ? {} : { "x-mcp-gateway-warning": headerSafe(prepared.warnings.join("; ")) };
-}
-
-/** A header value from text a request chose (tool and block types): printable ASCII only, the rest percent-encoded. */
-export function headerSafe(text: string): string {
-  return text.replace(/[^\x20-\x7e]/g, (char) => encodeURIComponent(char));
+  return prepared.warnings.length === 0 ? {} : { "x-mcp-gateway-warning": prepared.warnings.join("; ") };
 }
 
 export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDeps) {
@@ -117,6 +112,8 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
       let step = await loop.next();
       while (!step.done) step = await loop.next();
       const outcome = step.value;
+      // Counted before the answer leaves, so the key's next request sees these tokens.
+      await deps.limits?.record(key, outcome.usage);
       await rememberHiddenSteps(outcome, deps, prepared.tenant);
       const answer = door.respond(outcome, prepared);
       await door.remember?.(prepared, outcome, answer.body);

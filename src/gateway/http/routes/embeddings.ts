@@ -6,11 +6,13 @@
  */
 import type { Context } from "hono";
 import { z } from "zod";
-import { GatewayError } from "../../../core/index.ts";
+import { GatewayError, type Usage } from "../../../core/index.ts";
 import { describeIssues } from "../../../core/zod-issues.ts";
 import { resolveModel } from "../../routing/resolve-model.ts";
 import type { ChatDeps } from "../../shared/deps.ts";
 import { readJson } from "../../shared/handler.ts";
+import { checkModel, policyOf } from "../../shared/keys.ts";
+import { callerKey } from "../auth.ts";
 import { invalidRequest } from "../errors.ts";
 
 const embeddingsRequest = z.looseObject({
@@ -21,11 +23,20 @@ const embeddingsRequest = z.looseObject({
   user: z.string().optional(),
 });
 
+/** The tokens an embeddings answer reports (`usage.total_tokens`, else `prompt_tokens`), for the key's tpm. */
+function embeddingUsage(answer: unknown): Usage | undefined {
+  const usage = (answer as { usage?: { prompt_tokens?: unknown; total_tokens?: unknown } } | undefined)?.usage;
+  const tokens = typeof usage?.total_tokens === "number" ? usage.total_tokens : typeof usage?.prompt_tokens === "number" ? usage.prompt_tokens : undefined;
+  return tokens === undefined ? undefined : { inputTokens: tokens, outputTokens: 0 };
+}
+
 export function embeddingsHandler(deps: ChatDeps) {
   return async (c: Context): Promise<Response> => {
     const parsed = embeddingsRequest.safeParse(await readJson(c, deps.config.gateway));
     if (!parsed.success) throw invalidRequest(describeIssues(parsed.error.issues));
     const body = parsed.data;
+    const key = policyOf(deps.config, callerKey(c));
+    checkModel(key, body.model);
     const model = resolveModel(body.model, deps.providers, deps.config.models);
     const candidates = model.candidates.filter((candidate) => candidate.provider.adapter.embed !== undefined);
     const first = candidates[0];
@@ -36,6 +47,7 @@ export function embeddingsHandler(deps: ChatDeps) {
     for (const candidate of candidates) {
       try {
         const answer = await candidate.provider.adapter.embed!({ ...body, model: candidate.modelId });
+        await deps.limits?.record(key, embeddingUsage(answer));
         return c.json(answer as object);
       } catch (error) {
         failure = error;
