@@ -108,6 +108,11 @@ export class McpPool {
     return this.current.select(servers);
   }
 
+  /** The exposed (namespaced) name of a server's tool, as its server names it. */
+  exposed(server: string, tool: string): string | undefined {
+    return this.current.list().find((entry) => entry.server === server && entry.tool.name === tool)?.name;
+  }
+
   /** The server and original name of an exposed tool. */
   origin(name: string): { server: string; tool: string } | undefined {
     const entry = this.current.get(name);

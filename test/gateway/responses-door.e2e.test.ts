@@ -213,3 +213,71 @@ describe("reasoning without gateway state", () => {
     expect(fake.requests.at(-1)!.body.messages.find((m: { role: string }) => m.role === "assistant").reasoning_content).toBe(DEEPSEEK_REASONING);
   });
 });
+
+describe("review fixes", () => {
+  it("previous_response_id keeps the conversation's developer messages, not its instructions", async () => {
+    upstream.script(replies({ text: "First." }, { text: "Second." }));
+    const first = await client.responses.create({ model: "p/m", instructions: "Old instructions.", input: [{ role: "developer", content: "Codex-style base prompt." }, { role: "user", content: "One" }] }, noMcp);
+    await client.responses.create({ model: "p/m", instructions: "New instructions.", previous_response_id: first.id, input: "Two" }, noMcp);
+    expect(upstream.chatRequests()[1]!.body.messages).toEqual([
+      { role: "system", content: "New instructions." },
+      { role: "system", content: "Codex-style base prompt." },
+      { role: "user", content: "One" },
+      { role: "assistant", content: "First." },
+      { role: "user", content: "Two" },
+    ]);
+  });
+
+  it("echoed mcp_call items keep the turn's order: the call, its result, then the answer", async () => {
+    upstream.script([{ text: "ok" }]);
+    await client.responses.create({
+      model: "p/m",
+      store: false,
+      input: [
+        { role: "user", content: "Echo" },
+        { type: "mcp_call", id: "mcp_1", server_label: "everything", name: "echo", arguments: '{"message":"hi"}', output: "Echo: hi" } as never,
+        { type: "message", role: "assistant", content: [{ type: "output_text", text: "It said hi." }] } as never,
+        { role: "user", content: "Again" },
+      ],
+    });
+    const sent = upstream.chatRequests()[0]!.body.messages as { role: string; content: unknown; tool_calls?: { function: { name: string } }[] }[];
+    expect(sent.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant", "user"]);
+    expect(sent[1]!.tool_calls![0]!.function.name).toBe("everything__echo");
+    expect(sent[3]!.content).toBe("It said hi.");
+  });
+
+  it("an approval runs only a tool the request allows", async () => {
+    upstream.script([{ text: "ok" }]);
+    const response = await client.responses.create({
+      model: "p/m",
+      store: false,
+      tools: [{ type: "mcp", server_label: "everything", allowed_tools: ["echo"] } as OpenAI.Responses.Tool.Mcp],
+      input: [
+        { role: "user", content: "Sum" },
+        { type: "mcp_approval_request", id: "apr_1", server_label: "everything", name: "get-sum", arguments: '{"a":1,"b":2}' } as never,
+        { type: "mcp_approval_response", approval_request_id: "apr_1", approve: true },
+      ],
+    });
+    expect(response.output.some((item) => item.type === "mcp_call")).toBe(false);
+    const sent = upstream.chatRequests()[0]!.body.messages as { role: string; content: string }[];
+    expect(sent.find((m) => m.role === "tool")!.content).toContain("allowed_tools");
+  });
+
+  it("one key never reaches another key's stored responses", async () => {
+    const keyed = await startGateway({ providers: { p: { type: "openai", baseURL: `${upstream.url}/v1`, apiKey: "k" } }, gateway: { apiKeys: ["key-a-123456", "key-b-123456"] } });
+    try {
+      upstream.script([{ text: "Secret." }]);
+      const a = new OpenAI({ baseURL: `${keyed.url}/v1`, apiKey: "key-a-123456", maxRetries: 0 });
+      const b = new OpenAI({ baseURL: `${keyed.url}/v1`, apiKey: "key-b-123456", maxRetries: 0 });
+      const mine = await a.responses.create({ model: "p/m", input: "Hi" }, noMcp);
+      await expect(b.responses.retrieve(mine.id)).rejects.toMatchObject({ status: 404 });
+      await expect(b.responses.inputItems.list(mine.id)).rejects.toMatchObject({ status: 404 });
+      await expect(b.responses.delete(mine.id)).rejects.toMatchObject({ status: 404 });
+      await expect(b.responses.create({ model: "p/m", previous_response_id: mine.id, input: "More" }, noMcp)).rejects.toMatchObject({ status: 400 });
+      expect((await a.responses.retrieve(mine.id)).output_text).toBe("Secret.");
+    } finally {
+      await keyed.close();
+    }
+  });
+});
+

@@ -9,7 +9,7 @@ import type { ChatResult, StreamEvent } from "../../core/index.ts";
 import { upstreamProtocolError } from "../http-error.ts";
 import { failedResponseError, streamErrorEvent } from "./errors.ts";
 import { toResult, type ResponseSummary } from "./from-response.ts";
-import { customCallBlock, functionCallBlock, partText, reasoningBlock } from "./result-items.ts";
+import { customCallBlock, functionCallBlock, opaqueBlock, partText, reasoningBlock } from "./result-items.ts";
 import type { Response, ResponseOutputItem, WireStreamEvent } from "./wire.ts";
 
 type OpenItem =
@@ -209,7 +209,8 @@ export class StreamAssembler {
         ];
       }
       default:
-        return [];
+        // A hosted tool's item (web_search_call, …): whole, for Responses clients to show.
+        return [{ type: "opaque", block: opaqueBlock(item, this.provider) }];
     }
   }
 

@@ -504,6 +504,7 @@ export class McpHub {
     return {
       serverNames: () => tools.serverNames(),
       ...(tools.origin ? { origin: (name: string) => tools.origin!(name) } : {}),
+      ...(tools.exposed ? { exposed: (server: string, tool: string) => tools.exposed!(server, tool) } : {}),
       select: (servers): ToolSet => {
         const selected = tools.select(servers);
         return {

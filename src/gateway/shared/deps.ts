@@ -15,6 +15,8 @@ export interface GatewayTools {
   select(servers: readonly string[] | undefined): ToolSet;
   /** The server and original name of a gateway tool (for protocols that name them: Responses' `mcp_call`). */
   origin?(name: string): { server: string; tool: string } | undefined;
+  /** The exposed name of a server's tool (the way back from a protocol that names server and tool). */
+  exposed?(server: string, tool: string): string | undefined;
 }
 
 /** Everything a chat request needs from the running gateway. */

@@ -54,7 +54,12 @@ function answered(outcome: LoopOutcome | undefined): { answeredBy?: string; answ
 
 /** `x-mcp-gateway-warning`: what was left out for the answering provider, never silently. */
 function warningHeaders(prepared: PreparedRequest): Record<string, string> {
-  return prepared.warnings.length === 0 ? {} : { "x-mcp-gateway-warning": prepared.warnings.join("; ") };
+  return prepared.warnings.length === 0 ? {} : { "x-mcp-gateway-warning": headerSafe(prepared.warnings.join("; ")) };
+}
+
+/** A header value from text a request chose (tool and block types): printable ASCII only, the rest percent-encoded. */
+export function headerSafe(text: string): string {
+  return text.replace(/[^\x20-\x7e]/g, (char) => encodeURIComponent(char));
 }
 
 export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDeps) {
@@ -124,6 +129,8 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
     } catch (error) {
       clearTimeout(deadline);
       stopWatching();
+      // Whatever was started for this request (a loop, an upstream call) stops with it.
+      controller.abort(error);
       const failure = error instanceof GatewayError ? error : undefined;
       if (!failure || failure.status >= 500) log.error({ requestId, err: describeFailure(error) }, `${door.label} failed`);
       else log.info({ requestId, status: failure.status, code: failure.code }, `${door.label} refused`);

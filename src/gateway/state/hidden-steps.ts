@@ -33,23 +33,20 @@ export function stepKeys(message: AssistantMessage, options: { calls: boolean; s
 }
 
 /**
- * A result the spliced steps already hold and the client also sent (Responses clients echo the
- * `mcp_call` items they were shown): kept once, where the steps put it.
+ * A result the spliced steps already hold and the client also sent right after its copy of the
+ * answer (Responses clients echo the `mcp_call` items they were shown): kept once, where the steps
+ * put it. Only the client's tool messages right after a splice are looked at: results elsewhere
+ * are the client's own, even when a provider reuses a call id in another turn.
  */
-function withoutRepeatedResults(messages: Message[]): Message[] {
-  const seen = new Set<string>();
-  const out: Message[] = [];
-  for (const message of messages) {
-    if (message.role !== "tool") {
-      out.push(message);
-      continue;
-    }
-    const content = message.content.filter((block) => !seen.has(block.callId));
-    for (const block of content) seen.add(block.callId);
-    if (content.length === message.content.length) out.push(message);
-    else if (content.length > 0) out.push({ ...message, content });
-  }
-  return out;
+function withoutEchoedResults(following: Message[], spliced: readonly Message[]): Message[] {
+  const held = new Set(spliced.flatMap((message) => (message.role === "tool" ? message.content.map((block) => block.callId) : [])));
+  if (held.size === 0) return following;
+  return following.flatMap((message): Message[] => {
+    if (message.role !== "tool") return [message];
+    const content = message.content.filter((block) => !held.has(block.callId));
+    if (content.length === message.content.length) return [message];
+    return content.length > 0 ? [{ ...message, content }] : [];
+  });
 }
 
 /**
@@ -87,28 +84,38 @@ export class HiddenStepsKeeper {
 
   /** The history with every assistant message the gateway answered replaced by its full steps. */
   async restore(tenant: string, history: readonly Message[]): Promise<Message[]> {
+    const keysOf = history.map((message) => (message.role === "assistant" ? stepKeys(message, { calls: true, signatures: true }) : []));
+    // One round of lookups for the whole history (a shared store answers them pipelined).
+    const entries = await this.findAll(keysOf.map((keys) => keys.map((key) => `${tenant}:${key}`)));
     const out: Message[] = [];
-    for (const message of history) {
-      const keys = message.role === "assistant" ? stepKeys(message, { calls: true, signatures: true }) : [];
-      const entry = keys.length === 0 ? undefined : await this.find(keys.map((key) => `${tenant}:${key}`));
-      if (entry) out.push(...spliced(entry.messages, message));
-      else {
+    for (let i = 0; i < history.length; i++) {
+      const message = history[i]!;
+      const entry = entries[i];
+      if (!entry) {
         const calls = message.role === "assistant" ? stepKeys(message, { calls: true, signatures: false }) : [];
         if (calls.length > 0) this.logger.warn({ toolCallIds: calls }, "no stored steps for these tool calls (expired, or not from this gateway); using the history as sent");
         out.push(message);
+        continue;
       }
+      const steps = spliced(entry.messages, message);
+      out.push(...steps);
+      // The client's tool messages that follow its copy of the answer.
+      let next = i + 1;
+      while (next < history.length && history[next]!.role === "tool") next++;
+      out.push(...withoutEchoedResults(history.slice(i + 1, next), steps));
+      i = next - 1;
     }
-    return withoutRepeatedResults(out);
+    return out;
   }
 
-  /** The stored steps; none when the store cannot answer (the request goes on with the history as sent). */
-  private async find(keys: string[]): Promise<HiddenSteps | undefined> {
+  /** The stored steps of each message (by its keys); none when the store cannot answer (the request goes on with the history as sent). */
+  private async findAll(keysPerMessage: string[][]): Promise<(HiddenSteps | undefined)[]> {
+    if (keysPerMessage.every((keys) => keys.length === 0)) return keysPerMessage.map(() => undefined);
     try {
-      const entries = await Promise.all(keys.map((key) => this.store.get(key)));
-      return entries.find((entry) => entry !== undefined);
+      return await Promise.all(keysPerMessage.map(async (keys) => (await Promise.all(keys.map((key) => this.store.get(key)))).find((entry) => entry !== undefined)));
     } catch (error) {
       this.logger.warn({ err: (error as Error).message }, "could not read the hidden steps (state store unavailable); using the history as sent");
-      return undefined;
+      return keysPerMessage.map(() => undefined);
     }
   }
 }

@@ -17,6 +17,8 @@ export interface StoredResponse {
   messages: Message[];
   /** MCP servers whose tools the conversation has listed (`mcp_list_tools`), not to list again. */
   listed: string[];
+  /** Whether the first message is the request's `instructions` (which a follow-up does not inherit). */
+  instructions?: boolean;
 }
 
 export class ResponseStore {

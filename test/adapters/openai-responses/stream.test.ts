@@ -55,7 +55,7 @@ describe("stream translation", () => {
     expect(lastResult(events).stopReason).toBe("tool_calls");
   });
 
-  it("hosted tool items are kept whole in the result, without events; unknown events are ignored", async () => {
+  it("hosted tool items are kept whole in the result and streamed as one opaque event; unknown events are ignored", async () => {
     const search = { id: "ws_1", type: "web_search_call", status: "completed", action: { type: "search", query: "news" } };
     const message = { id: "msg_1", type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: "News.", annotations: [] }] };
     const events = await run([
@@ -73,7 +73,8 @@ describe("stream translation", () => {
       { type: "response.output_item.done", output_index: 1, item: message },
       completed([search, message]),
     ]);
-    expect(eventTypes(events)).toEqual(["start", "text_start", "text_delta", "text_end", "usage", "done"]);
+    // The hosted item comes whole, as one event, for Responses clients to show.
+    expect(eventTypes(events)).toEqual(["start", "opaque", "text_start", "text_delta", "text_end", "usage", "done"]);
     const result = lastResult(events);
     expect(result.message.content).toEqual([{ type: "opaque", providerData: { origin: PROVIDER, data: { item: search } } }, { type: "text", text: "News." }]);
     expect(result.stopReason).toBe("stop");

@@ -11,6 +11,7 @@ import { mcpCallItem, type ItemContext, type OutputItem } from "./output-items.t
 
 const DECLINED = "The user declined to run this tool call.";
 const UNKNOWN = "There is no pending approval request with this id.";
+const NOT_ALLOWED = "This tool is not among the tools this request allows (allowed_tools).";
 
 function findCall(prepared: PreparedRequest<ResponsesRequest>, id: string): ToolCallBlock | undefined {
   for (const message of prepared.request.messages) {
@@ -25,8 +26,10 @@ export async function runApprovals(prepared: PreparedRequest<ResponsesRequest>, 
   for (const approval of prepared.parsed.approvals) {
     const call = findCall(prepared, approval.callId);
     const slot = approval.result;
-    if (!call || !approval.approve) {
-      slot.content = [{ type: "text", text: call ? DECLINED : UNKNOWN }];
+    // An approval runs only a call the request could have made itself: its tools, its servers.
+    const refusal = !call ? UNKNOWN : !prepared.tools.has(call.name) ? NOT_ALLOWED : !approval.approve ? DECLINED : undefined;
+    if (refusal || !call) {
+      slot.content = [{ type: "text", text: refusal ?? UNKNOWN }];
       slot.isError = true;
       continue;
     }

@@ -15,8 +15,8 @@ import { runApprovals } from "./approvals.ts";
 import { listToolsItem, newId, outcomeItems, type ItemContext, type OutputItem } from "./output-items.ts";
 import { responsesRequestSchema, type McpToolSpec, type ResponsesRequestBody } from "./request-schema.ts";
 import { responseObject, statusOf, type ResponseHead } from "./response-object.ts";
-import { toNeutralInput, type Approval } from "./to-neutral.ts";
-import { planTools, type ToolPlan } from "./tools.ts";
+import { toNeutralInput, type Approval, type ToolNamer } from "./to-neutral.ts";
+import { flatName, planTools, type ToolPlan } from "./tools.ts";
 import { toNeutralRequest } from "./to-request.ts";
 import { ResponsesWriter } from "./writer.ts";
 
@@ -70,27 +70,29 @@ function mcpServers(specs: readonly McpToolSpec[], config: GatewayConfig): strin
   });
 }
 
-export async function parseResponses(json: unknown, config: GatewayConfig, store: ResponseStore, tenant: string): Promise<ResponsesRequest> {
+export async function parseResponses(json: unknown, config: GatewayConfig, store: ResponseStore, tenant: string, nameOf: ToolNamer = flatName): Promise<ResponsesRequest> {
   const list = (json as { input?: unknown } | null)?.input;
   checkMessageCount(list, config.gateway.maxMessages, "input");
   const body = validateResponsesBody(json);
   const items = typeof body.input === "string" || body.input === undefined ? [] : body.input;
   const plan = planTools(body.tools, items);
-  const input = toNeutralInput(body.instructions, body.input);
+  const input = toNeutralInput(body.instructions, body.input, nameOf);
   let history: Message[] = [];
   const inputItems = listedInput(body.input);
   const listed = new Set(inputItems.filter((item) => item["type"] === "mcp_list_tools").map((item) => String(item["server_label"])));
   if (body.previous_response_id) {
     const previous = await store.get(tenant, body.previous_response_id);
     if (!previous) throw GatewayError.invalidRequest(`Previous response with id '${body.previous_response_id}' not found.`, "previous_response_id", "previous_response_not_found");
-    // Its instructions do not carry over (as on OpenAI): this request's replace them.
-    history = previous.messages.filter((message) => message.role !== "system");
+    // Its instructions do not carry over (as on OpenAI: this request's replace them); its
+    // system and developer messages do, as any input does.
+    history = previous.instructions ? previous.messages.slice(1) : previous.messages;
     for (const label of previous.listed) listed.add(label);
   }
   const servers = mcpServers(plan.mcp, config);
   const parsed: ResponsesRequest = {
     model: body.model,
-    request: toNeutralRequest(body, plan, [...history, ...input.messages]),
+    // This request's instructions first, then the conversation it continues, then its input.
+    request: toNeutralRequest(body, plan, body.instructions ? [input.messages[0]!, ...history, ...input.messages.slice(1)] : [...history, ...input.messages], nameOf),
     stream: body.stream === true,
     ...(servers ? { mcpServers: servers } : {}),
     body,
@@ -138,7 +140,7 @@ function itemContext(prepared: PreparedRequest<ResponsesRequest>, deps: Response
     approvals: prepared.parsed.approvalTools,
     encrypted: body.include?.includes("reasoning.encrypted_content") === true || body.store === false,
     isResponses: (origin) => deps.providers.get(origin)?.type === "openai-responses",
-    origin: (name) => deps.tools.origin?.(name) ?? { server: name.split("__")[0] ?? name, tool: name.split("__").slice(1).join("__") || name },
+    origin: (name) => deps.tools.origin?.(name) ?? { server: name, tool: name },
   };
 }
 
@@ -168,7 +170,8 @@ function fitMcpTools(prepared: PreparedRequest<ResponsesRequest>, context: ItemC
   prepared.tools = {
     definitions: (t) => selected.definitions(t).filter((d) => keptNames.has(d.name) && !approval.some((a) => a.name === d.name)),
     has: (name) => keptNames.has(name) && selected.has(name),
-    call: (call, ctx) => selected.call(call, ctx),
+    // Only the tools `allowed_tools` keeps, whoever asks (the model, or an approval the client sends).
+    call: (call, ctx) => (keptNames.has(call.name) ? selected.call(call, ctx) : Promise.resolve({ type: "tool_result", callId: call.id, name: call.name, content: [{ type: "text", text: `Error: the tool "${call.name}" is not allowed for this request` }], isError: true })),
   };
   for (const definition of approval) prepared.parsed.approvalTools.add(definition.name);
   if (approval.length > 0) prepared.request = { ...prepared.request, tools: [...(prepared.request.tools ?? []), ...approval] };
@@ -191,7 +194,7 @@ function fitHosted(prepared: PreparedRequest<ResponsesRequest>): void {
 export function responsesDoor(deps: ResponsesDoorDeps): Door<ResponsesRequest> {
   return {
     label: "response",
-    parse: (json: unknown, c: Context) => parseResponses(json, deps.config, deps.responses, tenantOf(c)),
+    parse: (json: unknown, c: Context) => parseResponses(json, deps.config, deps.responses, tenantOf(c), (server, tool) => deps.tools.exposed?.(server, tool) ?? flatName(server, tool)),
     async fit(prepared, signal) {
       const context = itemContext(prepared, deps);
       fitHosted(prepared);
@@ -213,6 +216,7 @@ export function responsesDoor(deps: ResponsesDoorDeps): Door<ResponsesRequest> {
           input: prepared.parsed.inputItems,
           messages: [...prepared.request.messages, ...outcome.newMessages],
           listed: [...prepared.parsed.listed],
+          instructions: Boolean(prepared.parsed.body.instructions),
         });
       } catch (error) {
         // The answer still goes out; only a later retrieve or previous_response_id will miss it.

@@ -122,6 +122,8 @@ class Builder {
 
   model(block: AssistantContent): void {
     if (this.results) this.close();
+    // A later part of the turn (reasoning, the answer) after echoed MCP calls: their results come first.
+    if (this.pending.length > 0 && block.type !== "tool_call") this.close();
     if (!this.assistant) {
       this.assistant = [];
       this.messages.push({ role: "assistant", content: this.assistant });
@@ -162,7 +164,10 @@ class Builder {
   }
 }
 
-function addItem(item: InputItem, into: Builder): void {
+/** The gateway's name of a server's tool (its `prefix`, sanitizing and hashing applied). */
+export type ToolNamer = (server: string, tool: string) => string;
+
+function addItem(item: InputItem, into: Builder, nameOf: ToolNamer): void {
   if (item.type === undefined || item.type === "message") {
     const message = item as unknown as { role: string; content: string | Part[] };
     const content = contentOf(message.content, into.dropped);
@@ -208,13 +213,13 @@ function addItem(item: InputItem, into: Builder): void {
     }
     case "mcp_call": {
       const call = item as Item<"mcp_call">;
-      into.model(callBlock(call.id, flatName(call.server_label, call.name), call.arguments));
+      into.model(callBlock(call.id, nameOf(call.server_label, call.name), call.arguments));
       into.laterResult(call.id, [{ type: "text", text: call.error ?? call.output ?? "" }], Boolean(call.error));
       return;
     }
     case "mcp_approval_request": {
       const request = item as Item<"mcp_approval_request">;
-      into.model(callBlock(request.id, flatName(request.server_label, request.name), request.arguments));
+      into.model(callBlock(request.id, nameOf(request.server_label, request.name), request.arguments));
       return;
     }
     case "mcp_approval_response": {
@@ -230,11 +235,11 @@ function addItem(item: InputItem, into: Builder): void {
   }
 }
 
-export function toNeutralInput(instructions: string | null | undefined, input: string | readonly InputItem[] | undefined): NeutralInput {
+export function toNeutralInput(instructions: string | null | undefined, input: string | readonly InputItem[] | undefined, nameOf: ToolNamer = flatName): NeutralInput {
   const builder = new Builder();
   if (instructions) builder.system(instructions);
   if (typeof input === "string") builder.user([{ type: "text", text: input }]);
-  else for (const item of input ?? []) addItem(item, builder);
+  else for (const item of input ?? []) addItem(item, builder, nameOf);
   builder.close();
   return { messages: builder.messages, approvals: builder.approvals, dropped: builder.dropped };
 }

@@ -1,9 +1,10 @@
 /** A Responses request's settings as the neutral request's, beside its converted conversation. */
 import type { ChatRequest, Message, ResponseFormat, ToolChoice } from "../../../core/index.ts";
 import type { ResponsesRequestBody } from "./request-schema.ts";
-import { flatName, type ToolPlan } from "./tools.ts";
+import type { ToolNamer } from "./to-neutral.ts";
+import type { ToolPlan } from "./tools.ts";
 
-function toolChoice(choice: ResponsesRequestBody["tool_choice"]): ToolChoice | undefined {
+function toolChoice(choice: ResponsesRequestBody["tool_choice"], nameOf: ToolNamer): ToolChoice | undefined {
   if (choice === undefined) return undefined;
   if (typeof choice === "string") return { type: choice };
   switch (choice.type) {
@@ -11,7 +12,7 @@ function toolChoice(choice: ResponsesRequestBody["tool_choice"]): ToolChoice | u
     case "custom":
       return { type: "tool", name: String(choice["name"]) };
     case "mcp":
-      return typeof choice["name"] === "string" ? { type: "tool", name: flatName(String(choice["server_label"]), choice["name"]) } : { type: "required" };
+      return typeof choice["name"] === "string" ? { type: "tool", name: nameOf(String(choice["server_label"]), choice["name"]) } : { type: "required" };
     case "allowed_tools":
       return { type: choice["mode"] === "required" ? "required" : "auto" };
     default:
@@ -42,12 +43,12 @@ function openaiFields(body: ResponsesRequestBody): ChatRequest["openaiFields"] {
 
 const defined = <T extends object>(value: T): T => Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== null)) as T;
 
-export function toNeutralRequest(body: ResponsesRequestBody, plan: ToolPlan, messages: Message[]): Omit<ChatRequest, "model"> {
+export function toNeutralRequest(body: ResponsesRequestBody, plan: ToolPlan, messages: Message[], nameOf: ToolNamer): Omit<ChatRequest, "model"> {
   const { model: _model, input: _input, instructions: _instructions, tools: _tools, stream: _stream, previous_response_id: _previous, store: _store, ...rest } = body;
   return defined({
     messages,
     tools: plan.tools.length > 0 ? plan.tools : undefined,
-    toolChoice: toolChoice(body.tool_choice),
+    toolChoice: toolChoice(body.tool_choice, nameOf),
     parallelToolCalls: body.parallel_tool_calls ?? undefined,
     temperature: body.temperature ?? undefined,
     topP: body.top_p ?? undefined,

@@ -74,6 +74,9 @@ export class ResponsesWriter implements SseWriter {
         return this.mcpStart(event.call);
       case "tool_end":
         return this.mcpEnd(event.call, event.result);
+      case "opaque_block":
+        // A hosted tool's item from a Responses upstream, whole (others have no such items).
+        return this.context.isResponses(event.block.providerData.origin) ? this.closeOpen() + this.whole(event.block.providerData.data["item"] as OutputItem) : "";
       default:
         return "";
     }
