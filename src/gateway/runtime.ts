@@ -12,6 +12,7 @@ import { McpPool } from "../mcp/pool.ts";
 import { createApp, type HealthReport, type ReadyReport } from "./http/app.ts";
 import { McpHttpEndpoint } from "./mcp-server/http.ts";
 import { McpHub } from "./mcp-server/hub.ts";
+import { DeploymentRouter } from "./routing/deployments.ts";
 import { buildProviders, type AdapterFactory, type ProviderEntry } from "./routing/providers.ts";
 import { KeyLimits } from "./shared/key-limits.ts";
 import { HiddenStepsKeeper, type HiddenSteps } from "./state/hidden-steps.ts";
@@ -170,6 +171,8 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     tools: mcp.outsideTools(pool),
     hiddenSteps,
     responses: new ResponseStore(store.table<StoredResponse>("responses", RESPONSES_TABLE)),
+    // Cooldowns of aliases' deployments go through the store: every instance skips a failing one.
+    deployments: new DeploymentRouter({ store, logger }),
     // Per-key rpm/tpm counters in the store: shared by every instance.
     limits: keyLimits,
     logger,

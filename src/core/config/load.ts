@@ -219,7 +219,8 @@ function crossReferenceProblems(raw: RawConfig): FieldProblem[] {
     problems.push({ path, message: `expected ${expected}${allowAlias ? " or a model alias" : ""}, got "${ref}"` });
   };
   for (const [alias, model] of Object.entries(raw.models)) {
-    checkModel(model.model, `models.${alias}.model`);
+    if (model.model !== undefined) checkModel(model.model, `models.${alias}.model`);
+    (model.deployments ?? []).forEach((deployment, i) => checkModel(deployment.model, `models.${alias}.deployments[${i}].model`));
     (model.fallbacks ?? []).forEach((ref, i) => checkModel(ref, `models.${alias}.fallbacks[${i}]`));
     (model.mcpServers ?? []).forEach((server, i) => {
       if (!serverNames.includes(server)) {

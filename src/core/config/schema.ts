@@ -63,14 +63,49 @@ export const providerSchema = z.strictObject({
   models: z.array(z.string()).optional(),
 });
 
-export const modelAliasSchema = z.strictObject({
+/** One deployment of an alias's model: where it runs, and its share of the requests. */
+export const deploymentSchema = z.strictObject({
   model: z.string().min(1),
-  fallbacks: z.array(z.string()).optional(),
-  mcpServers: z.array(z.string()).optional(),
-  system: z.string().optional(),
-  temperature: z.number().optional(),
-  maxTokens: z.number().int().positive().optional(),
+  weight: z.number().int().positive().optional(),
 });
+
+/** The alias fields that only make sense with `deployments`. */
+const DEPLOYMENT_OPTIONS = ["strategy", "cooldownMs"] as const;
+
+export const modelAliasSchema = z
+  .strictObject({
+    /** One `provider/model`; or, instead, several `deployments` of the same model. */
+    model: z.string().min(1).optional(),
+    deployments: z.array(deploymentSchema).min(1, "at least one deployment").optional(),
+    /** How requests are spread over the deployments (default "weighted"). */
+    strategy: z.enum(["weighted", "least-busy"]).optional(),
+    /** How long a deployment that failed with retryable errors is skipped (default 30000; 0: never). */
+    cooldownMs: z.number().int().min(0).optional(),
+    fallbacks: z.array(z.string()).optional(),
+    mcpServers: z.array(z.string()).optional(),
+    system: z.string().optional(),
+    temperature: z.number().optional(),
+    maxTokens: z.number().int().positive().optional(),
+  })
+  .superRefine((alias, ctx) => {
+    if (alias.model !== undefined && alias.deployments !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["deployments"], message: 'give either "model" or "deployments", not both' });
+    } else if (alias.model === undefined && alias.deployments === undefined) {
+      ctx.addIssue({ code: "custom", path: ["model"], message: 'required: an alias needs "model" ("provider/model") or "deployments" ([{ "model": "provider/model", "weight": 1 }, …])' });
+    }
+    if (alias.deployments === undefined) {
+      for (const option of DEPLOYMENT_OPTIONS) {
+        if (alias[option] !== undefined) ctx.addIssue({ code: "custom", path: [option], message: `"${option}" applies to "deployments" only` });
+      }
+      return;
+    }
+    const seen = new Map<string, number>();
+    alias.deployments.forEach((deployment, i) => {
+      const first = seen.get(deployment.model);
+      if (first === undefined) seen.set(deployment.model, i);
+      else ctx.addIssue({ code: "custom", path: ["deployments", i, "model"], message: `"${deployment.model}" is listed twice (also deployments[${first}])` });
+    });
+  });
 
 /** A gateway key with a name, limits and what it may use; a plain string is a key without them. */
 export const apiKeySchema = z.strictObject({
@@ -147,6 +182,7 @@ export const configSchema = z.strictObject({
 export type RawServerConfig = z.infer<typeof serverSchema>;
 export type ProviderConfig = z.infer<typeof providerSchema>;
 export type ModelAliasConfig = z.infer<typeof modelAliasSchema>;
+export type DeploymentConfig = z.infer<typeof deploymentSchema>;
 export type GatewaySettings = z.infer<typeof gatewaySchema>;
 export type ApiKeyConfig = z.infer<typeof apiKeySchema>;
 export type RawConfig = z.infer<typeof configSchema>;
@@ -165,5 +201,6 @@ export function knownKeysAt(path: readonly PropertyKey[]): readonly string[] {
   if (section === "mcpServers" && rest[0] === "tools") return ["allow", "deny"];
   if (path.length === 2 && section === "providers") return Object.keys(providerSchema.shape);
   if (path.length === 2 && section === "models") return Object.keys(modelAliasSchema.shape);
+  if (section === "models" && rest[0] === "deployments") return Object.keys(deploymentSchema.shape);
   return [];
 }

@@ -8,6 +8,7 @@
  */
 import { toGatewayError, type ChatModel, type ChatRequest, type GatewayError, type SchemaTarget, type StreamEvent, type ToolDefinition, type ToolSet } from "../../core/index.ts";
 import type { Logger } from "../../core/logger.ts";
+import type { DeploymentHooks } from "./deployments.ts";
 import type { ModelCandidate } from "./resolve-model.ts";
 import { retryDelay, shouldFallBack, sleep, type RetryPolicy } from "./retry-policy.ts";
 
@@ -21,7 +22,11 @@ export interface ResilientOptions {
   logger: Logger;
   /** The request's id, on every line this model call logs. */
   requestId?: string;
+  /** Told about calls to an alias's deployments (in-flight counts, cooldowns). */
+  deployments?: DeploymentHooks;
 }
+
+const notTracked = () => {};
 
 
 /** Events that mean the client may already have seen output: no retry after these. */
@@ -67,6 +72,9 @@ class Attempts {
       await sleep(delay, this.signal);
       return;
     }
+    // Given up on it after retryable failures: every instance skips it for a while. Awaited, so the
+    // cooldown is recorded before this request goes on (and before its answer).
+    if (error.retryable && candidate.deployment && this.options.deployments) await this.options.deployments.cooldown(candidate, error, this.options.requestId);
     const fallback = candidates[this.#index + 1];
     if (!fallback || !shouldFallBack(error)) throw error;
     logFallback(logger, candidate, fallback, error, this.options.requestId);
@@ -83,6 +91,8 @@ class Attempts {
  */
 export function resilientModel(options: ResilientOptions): ChatModel {
   let start = 0;
+  const hooks = options.deployments;
+  const begin = (candidate: ModelCandidate) => (hooks && candidate.deployment ? hooks.begin(candidate) : notTracked);
   const forCandidate = (request: ChatRequest, candidate: ModelCandidate): ChatRequest => ({
     ...request,
     model: candidate.modelId,
@@ -96,11 +106,14 @@ export function resilientModel(options: ResilientOptions): ChatModel {
       const attempts = new Attempts(options, signal, start);
       for (;;) {
         const candidate = attempts.candidate;
+        const end = begin(candidate);
         try {
           const result = await candidate.provider.adapter.complete(forCandidate(request, candidate), signal);
+          end();
           start = attempts.index;
           return { ...result, provider: candidate.provider.name };
         } catch (thrown) {
+          end();
           await attempts.next(thrown, false);
         }
       }
@@ -110,15 +123,21 @@ export function resilientModel(options: ResilientOptions): ChatModel {
       for (;;) {
         const candidate = attempts.candidate;
         let visible = false;
+        const end = begin(candidate);
         try {
           for await (const event of candidate.provider.adapter.stream(forCandidate(request, candidate), signal)) {
             visible ||= isVisible(event);
             yield event.type === "start" || event.type === "done" ? answeredBy(event, candidate.provider.name) : event;
           }
+          end();
           start = attempts.index;
           return;
         } catch (thrown) {
+          end();
           await attempts.next(thrown, visible);
+        } finally {
+          // The consumer stopped early (client gone): the call is over too.
+          end();
         }
       }
     },
@@ -126,7 +145,8 @@ export function resilientModel(options: ResilientOptions): ChatModel {
 }
 
 function logFallback(logger: Logger, from: ModelCandidate, to: ModelCandidate, error: GatewayError, requestId: string | undefined): void {
-  logger.warn({ requestId, from: `${from.provider.name}/${from.modelId}`, to: `${to.provider.name}/${to.modelId}`, err: error.message, status: error.status }, "falling back to the next provider");
+  const message = to.deployment ? "trying the next deployment" : "falling back to the next provider";
+  logger.warn({ requestId, from: `${from.provider.name}/${from.modelId}`, to: `${to.provider.name}/${to.modelId}`, err: error.message, status: error.status }, message);
 }
 
 /** Which provider answered: the routing layer knows, the adapter does not. */

@@ -1,8 +1,8 @@
 /**
- * A requested model name -> the providers to try, in order: the model itself, then the alias's
- * fallbacks. Names are `provider/model` (split at the first slash: model ids may hold slashes)
- * or an alias from `models`. Unavailable providers (key not set) are skipped; only when none is
- * left is the request refused, naming what to set.
+ * A requested model name -> the providers to try, in order: the model itself (or each of the
+ * alias's deployments), then the alias's fallbacks. Names are `provider/model` (split at the
+ * first slash: model ids may hold slashes) or an alias from `models`. Unavailable providers (key
+ * not set) are skipped; only when none is left is the request refused, naming what to set.
  */
 import { GatewayError } from "../../core/index.ts";
 import type { ModelAliasConfig } from "../../core/config/index.ts";
@@ -13,7 +13,21 @@ export interface ModelCandidate {
   provider: ProviderEntry & { adapter: ModelAdapter };
   /** The model id sent to that provider. */
   modelId: string;
+  /** Set when the candidate is one of an alias's `deployments` (not a fallback). */
+  deployment?: Deployment;
 }
+
+/** One of an alias's deployments, as the router spreads and cools them down. */
+export interface Deployment {
+  /** `provider/model`, as configured: the deployment's name in logs and in the store. */
+  ref: string;
+  weight: number;
+  /** How long it is skipped after a request gave up on it (0: never). */
+  cooldownMs: number;
+}
+
+/** How long a failing deployment is skipped when its alias does not say (`cooldownMs`). */
+export const DEFAULT_COOLDOWN_MS = 30_000;
 
 export interface ResolvedModel {
   /** The name the client asked for (echoed in responses). */
@@ -22,7 +36,11 @@ export interface ResolvedModel {
   provider: ModelCandidate["provider"];
   modelId: string;
   alias?: ModelAliasConfig;
-  /** Every available provider to try, in order (the primary first). */
+  /**
+   * Every available provider to try, in order (the primary first). An alias's deployments come
+   * first, in config order, then its fallbacks; the deployment router (deployments.ts) puts them
+   * in the order of one request.
+   */
   candidates: ModelCandidate[];
 }
 
@@ -78,14 +96,24 @@ function findAlias(name: string, providers: ReadonlyMap<string, ProviderEntry>, 
   return aliasPatterns(aliases).find((pattern) => pattern.regex.test(name))?.alias;
 }
 
+/** The alias's `model`, or each of its `deployments` (in config order). */
+function primaries(alias: ModelAliasConfig): { ref: string; deployment?: Deployment }[] {
+  if (!alias.deployments) return alias.model === undefined ? [] : [{ ref: alias.model }];
+  const cooldownMs = alias.cooldownMs ?? DEFAULT_COOLDOWN_MS;
+  return alias.deployments.map((d) => ({ ref: d.model, deployment: { ref: d.model, weight: d.weight ?? 1, cooldownMs } }));
+}
+
 export function resolveModel(
   name: string,
   providers: ReadonlyMap<string, ProviderEntry>,
   aliases: Readonly<Record<string, ModelAliasConfig>>,
 ): ResolvedModel {
   const alias = findAlias(name, providers, aliases);
-  const refs = alias ? [alias.model, ...(alias.fallbacks ?? [])] : [name];
-  const resolved = refs.map((ref) => splitRef(ref, providers));
+  const refs: { ref: string; deployment?: Deployment }[] = alias ? [...primaries(alias), ...(alias.fallbacks ?? []).map((ref) => ({ ref }))] : [{ ref: name }];
+  const resolved = refs.map(({ ref, deployment }) => {
+    const split = splitRef(ref, providers);
+    return split && deployment ? { ...split, deployment } : split;
+  });
   if (!resolved[0]) throw notFound(name, providers, aliases);
   const candidates = resolved.filter((c): c is ModelCandidate => c !== undefined && c.provider.adapter !== undefined && !c.provider.unavailable);
   const first = candidates[0];

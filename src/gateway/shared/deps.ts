@@ -1,6 +1,7 @@
 import type { ToolSet } from "../../core/index.ts";
 import type { GatewayConfig } from "../../core/config/index.ts";
 import type { Logger } from "../../core/logger.ts";
+import type { DeploymentRouter } from "../routing/deployments.ts";
 import type { ProviderEntry } from "../routing/providers.ts";
 import type { HiddenStepsKeeper } from "../state/hidden-steps.ts";
 import type { ResponseStore } from "../state/responses.ts";
@@ -28,6 +29,11 @@ export interface ChatDeps {
   /** The Responses API's stored responses (in memory when not given). */
   responses?: ResponseStore;
   logger: Logger;
+  /**
+   * Spreads the requests of aliases with `deployments` and cools failing ones down (through the
+   * state store). Without it, deployments are tried in config order and never cooled down.
+   */
+  deployments?: DeploymentRouter;
   /** Retries of upstream calls (default: DEFAULT_RETRY_POLICY). */
   retryPolicy?: RetryPolicy;
   /** Removes configured secrets from text that leaves the gateway (error messages). */

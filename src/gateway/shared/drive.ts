@@ -16,6 +16,7 @@ export function startLoop(prepared: PreparedRequest, deps: ChatDeps, stream: boo
       policy: deps.retryPolicy ?? DEFAULT_RETRY_POLICY,
       logger: deps.logger,
       ...(requestId === undefined ? {} : { requestId }),
+      ...(deps.deployments ? { deployments: deps.deployments } : {}),
     }),
     schemaTarget,
     request: prepared.request,

@@ -66,7 +66,9 @@ export function checkMessageCount(list: unknown, max: number, field: string): vo
 }
 
 export async function prepareRequest<P extends ParsedRequest>(parsed: P, serversHeader: string | undefined, tenant: string, deps: ChatDeps): Promise<PreparedRequest<P>> {
-  const model = resolveModel(parsed.model, deps.providers, deps.config.models);
+  const resolved = resolveModel(parsed.model, deps.providers, deps.config.models);
+  // An alias's deployments, in the order this request tries them (spread, cooled-down ones last).
+  const model = deps.deployments ? await deps.deployments.route(resolved) : resolved;
   const known = deps.tools.serverNames();
   const servers = narrow(selectServers(serversHeader, model, known), parsed.mcpServers && selectServers(parsed.mcpServers.join(","), model, known));
   const messages = await deps.hiddenSteps.restore(tenant, parsed.request.messages);

@@ -21,7 +21,7 @@ const asksAnthropic = (c: Context) => c.req.header("anthropic-version") !== unde
 /** Aliases first (pattern aliases such as `claude-*` are routes, not models), then every `provider/model` the config lists. */
 export function listModels(config: GatewayConfig): ModelEntry[] {
   const created = 0;
-  const aliases = Object.entries(config.models).filter(([id]) => !id.includes("*")).map(([id, alias]) => ({ id, object: "model" as const, created, owned_by: alias.model.split("/")[0] ?? "gateway" }));
+  const aliases = Object.entries(config.models).filter(([id]) => !id.includes("*")).map(([id, alias]) => ({ id, object: "model" as const, created, owned_by: (alias.model ?? alias.deployments?.[0]?.model ?? "").split("/")[0] || "gateway" }));
   const direct = Object.values(config.providers).flatMap((provider) =>
     (provider.models ?? []).map((model) => ({ id: `${provider.name}/${model}`, object: "model" as const, created, owned_by: provider.name })),
   );
