@@ -4,6 +4,7 @@
  * clients add their own (the AI SDK, agents SDKs) and OpenAI-compatible servers tolerate them.
  */
 import { z } from "zod";
+import { REASONING_EFFORTS } from "../../shared/neutral-helpers.ts";
 
 const textPart = z.object({ type: z.literal("text"), text: z.string() });
 const imagePart = z.object({
@@ -116,7 +117,7 @@ export const chatCompletionRequestSchema = z.object({
   user: z.string().optional(),
   stream: z.boolean().nullable().optional(),
   stream_options: z.object({ include_usage: z.boolean().optional() }).nullable().optional(),
-  reasoning_effort: z.enum(["none", "minimal", "low", "medium", "high", "xhigh", "max"]).nullable().optional(),
+  reasoning_effort: z.enum(REASONING_EFFORTS).nullable().optional(),
   n: z.literal(1, { message: "only n=1 is supported" }).nullable().optional(),
   // Refused rather than ignored: a client that asks for them would get `logprobs: null` back.
   logprobs: z.literal(false, { message: "logprobs are not supported" }).nullable().optional(),

@@ -11,6 +11,7 @@ import type {
   ToolResultBlock,
   UserContent,
 } from "../../../core/index.ts";
+import { defined, imageFromUrl } from "../../shared/neutral-helpers.ts";
 import { openaiPassThroughFields, type ChatCompletionRequest, type ChatMessageInput } from "./request-schema.ts";
 
 type Input<R extends ChatMessageInput["role"]> = Extract<ChatMessageInput, { role: R }>;
@@ -20,12 +21,6 @@ function textOf(content: string | { text: string }[] | null | undefined): string
   return typeof content === "string" ? content : content.map((part) => part.text).join("");
 }
 
-/** `data:image/png;base64,...` becomes inline bytes; any other URL stays a URL. */
-export function imageFromUrl(url: string): ImageBlock {
-  const match = /^data:([^;,]+);base64,(.*)$/s.exec(url);
-  if (match) return { type: "image", source: { kind: "base64", mediaType: match[1]!, data: match[2]! } };
-  return { type: "image", source: { kind: "url", url } };
-}
 
 function userContent(message: Input<"user">): UserContent[] {
   if (typeof message.content === "string") return [{ type: "text", text: message.content }];
@@ -130,10 +125,6 @@ function clientTools(tools: ChatCompletionRequest["tools"]): ToolDefinition[] | 
   }));
 }
 
-/** Drops undefined/null values so the neutral request only holds what the client set. */
-function defined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== null)) as T;
-}
 
 const PASS_THROUGH = Object.keys(openaiPassThroughFields) as (keyof typeof openaiPassThroughFields)[];
 

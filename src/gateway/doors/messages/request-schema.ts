@@ -5,6 +5,7 @@
  * is kept as sent, for Anthropic upstreams to receive unchanged.
  */
 import { z } from "zod";
+import { REASONING_EFFORTS } from "../../shared/neutral-helpers.ts";
 
 const text = z.looseObject({ type: z.literal("text"), text: z.string() });
 
@@ -86,10 +87,9 @@ const thinkingConfig = z.discriminatedUnion("type", [
   z.looseObject({ type: z.literal("disabled") }),
 ]);
 
-const EFFORTS = ["none", "minimal", "low", "medium", "high", "xhigh", "max"] as const;
 
 const outputConfig = z.looseObject({
-  effort: z.enum(EFFORTS).nullable().optional(),
+  effort: z.enum(REASONING_EFFORTS).nullable().optional(),
   format: z
     .looseObject({ type: z.literal("json_schema"), schema: z.record(z.string(), z.unknown()) })
     .nullable()

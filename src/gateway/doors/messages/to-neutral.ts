@@ -13,6 +13,7 @@ import type {
   ToolChoice,
   ToolDefinition,
 } from "../../../core/index.ts";
+import { defined } from "../../shared/neutral-helpers.ts";
 import { assistantContent, toolResult, userContent, type Dropped } from "./content.ts";
 import { isCustomTool, type CountTokensBody, type WireBlock, type WireMessage } from "./request-schema.ts";
 import { isGatewaySignature } from "./signatures.ts";
@@ -146,7 +147,6 @@ function passthroughOf(body: CountTokensBody, headers: (name: string) => string 
   return { protocol: PROTOCOL, body: rest, tools: (tools ?? []) as RequestPassthrough["tools"], headers: forwarded };
 }
 
-const defined = <T extends object>(value: T): T => Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 
 export function toNeutralRequest(body: CountTokensBody & { max_tokens?: number }, headers: (name: string) => string | undefined): NeutralMessages {
   const dropped: Dropped = new Set();

@@ -4,6 +4,7 @@
  * know are kept as sent, for a Responses upstream, or left out with a warning.
  */
 import { z } from "zod";
+import { REASONING_EFFORTS } from "../../shared/neutral-helpers.ts";
 
 const inputText = z.looseObject({ type: z.literal("input_text"), text: z.string() });
 const inputImage = z.looseObject({
@@ -149,7 +150,6 @@ const textFormat = z.discriminatedUnion("type", [
   }),
 ]);
 
-const EFFORTS = ["none", "minimal", "low", "medium", "high", "xhigh", "max"] as const;
 
 export const responsesRequestSchema = z.looseObject({
   model: z.string().min(1),
@@ -158,7 +158,7 @@ export const responsesRequestSchema = z.looseObject({
   tools: z.array(toolSchema).optional(),
   tool_choice: toolChoice.optional(),
   parallel_tool_calls: z.boolean().nullable().optional(),
-  reasoning: z.looseObject({ effort: z.enum(EFFORTS).nullable().optional(), summary: z.string().nullable().optional() }).nullable().optional(),
+  reasoning: z.looseObject({ effort: z.enum(REASONING_EFFORTS).nullable().optional(), summary: z.string().nullable().optional() }).nullable().optional(),
   text: z.looseObject({ format: textFormat.optional(), verbosity: z.enum(["low", "medium", "high"]).nullable().optional() }).nullable().optional(),
   max_output_tokens: z.number().int().positive().nullable().optional(),
   temperature: z.number().min(0).max(2).nullable().optional(),

@@ -13,7 +13,7 @@ import type {
   ToolResultContent,
   UserContent,
 } from "../../../core/index.ts";
-import { imageFromUrl } from "../chat-completions/to-neutral.ts";
+import { imageFromUrl } from "../../shared/neutral-helpers.ts";
 import { decodeProviderData, isGatewayToken } from "../../shared/provider-data-token.ts";
 import type { InputItem } from "./request-schema.ts";
 import { flatName, TOOL_SEARCH_NAME } from "./tools.ts";

@@ -1,5 +1,6 @@
 /** A Responses request's settings as the neutral request's, beside its converted conversation. */
 import type { ChatRequest, Message, ResponseFormat, ToolChoice } from "../../../core/index.ts";
+import { defined } from "../../shared/neutral-helpers.ts";
 import type { ResponsesRequestBody } from "./request-schema.ts";
 import type { ToolNamer } from "./to-neutral.ts";
 import type { ToolPlan } from "./tools.ts";
@@ -41,7 +42,6 @@ function openaiFields(body: ResponsesRequestBody): ChatRequest["openaiFields"] {
   return Object.keys(fields).length > 0 ? fields : undefined;
 }
 
-const defined = <T extends object>(value: T): T => Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== null)) as T;
 
 export function toNeutralRequest(body: ResponsesRequestBody, plan: ToolPlan, messages: Message[], nameOf: ToolNamer): Omit<ChatRequest, "model"> {
   const { model: _model, input: _input, instructions: _instructions, tools: _tools, stream: _stream, previous_response_id: _previous, store: _store, ...rest } = body;
