@@ -322,6 +322,7 @@ describe("client setup", () => {
       model: "claude-haiku-4-5",
       message: { role: "assistant", content: [] },
       stopReason: "stop",
+      providerStopReason: "end_turn",
       usage: { inputTokens: 9, outputTokens: 3 },
     });
   });

@@ -53,6 +53,7 @@ describe("plain text", () => {
         content: [{ type: "text", text: "Hello! I'm doing well, thanks for asking. How are you doing today? Is there anything I can help you with?" }],
       },
       stopReason: "stop",
+      providerStopReason: "end_turn",
       usage: { inputTokens: 12, outputTokens: 29, cacheReadTokens: 0, cacheWriteTokens: 0 },
     });
     expect(server.requests.at(-1)?.path).toBe("/v1/messages");
@@ -73,6 +74,7 @@ describe("plain text", () => {
       model: "claude-sonnet-4-5-20250929",
       message: { role: "assistant", content: [{ type: "text", text }] },
       stopReason: "stop",
+      providerStopReason: "end_turn",
       usage,
     });
   });

@@ -166,6 +166,7 @@ describe("b38bbf6c: non-streamed tool loop", () => {
         ],
       },
       stopReason: "tool_calls",
+      providerStopReason: "tool_use",
       usage: { inputTokens: 656, outputTokens: 74, cacheReadTokens: 0, cacheWriteTokens: 0 },
     });
 
