@@ -205,6 +205,14 @@ export class McpPool {
     return true;
   }
 
+  /**
+   * Shutdown has begun: no server is started or restarted from now on (see
+   * McpConnection.stopRestarts); calls in flight to running servers go on until close().
+   */
+  stopRestarts(): void {
+    for (const connection of this.connections.values()) connection.stopRestarts();
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.connections.values()].map((c) => c.close()));
   }

@@ -32,9 +32,13 @@ export async function serveCommand(args: CliArgs): Promise<number> {
     const stop = async (signal: string) => {
       if (stopping) return;
       stopping = true;
+      // Before anything else: an MCP server that the same signal stopped (sent to the whole
+      // process group) must not be started again, nor one whose retry was due.
+      gateway.pool.stopRestarts();
       gateway.logger.info({ signal }, "shutting down: finishing in-flight requests");
-      // Stop accepting first; MCP requests in progress get the same deadline to answer, then the
-      // MCP sessions end (their GET streams would hold the close until the deadline).
+      // Stop accepting first (idle connections close at once); MCP requests in progress get the
+      // same deadline to answer, then the MCP sessions end (their GET streams would hold the
+      // close until the deadline).
       const closing = server.close(SHUTDOWN_DEADLINE_MS);
       await gateway.mcpHttp.close(SHUTDOWN_DEADLINE_MS);
       await closing;

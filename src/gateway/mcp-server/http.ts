@@ -43,6 +43,14 @@ export interface McpHttpOptions {
   now?: () => number;
 }
 
+type RequestId = string | number;
+
+/** The JSON-RPC requests of one POST still owed an answer; `release` ends the POST's in-flight count. */
+interface PostInFlight {
+  pending: Set<RequestId>;
+  release: () => void;
+}
+
 interface HttpSession {
   session: DownstreamSession;
   /** SHA-256 of the API key that opened the session (when gateway.apiKeys is set). */
@@ -53,6 +61,8 @@ interface HttpSession {
   lastSeen: number;
   /** Resolved (and cleared) whenever `open` drops to 0. */
   idleWaiters: (() => void)[];
+  /** The POST each request still in progress came in. */
+  requests: Map<RequestId, PostInFlight>;
 }
 
 function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
@@ -190,6 +200,14 @@ function containsInitialize(body: unknown): boolean {
   return Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body);
 }
 
+/** The messages of a POST body (one, or a batch). */
+function messagesOf(body: unknown): Record<string, unknown>[] {
+  const list = Array.isArray(body) ? body : [body];
+  return list.filter((m): m is Record<string, unknown> => typeof m === "object" && m !== null);
+}
+
+const isRequestId = (id: unknown): id is RequestId => typeof id === "string" || typeof id === "number";
+
 export class McpHttpEndpoint {
   private readonly sessions = new Map<string, HttpSession>();
   private readonly sweeper: NodeJS.Timeout;
@@ -270,7 +288,7 @@ export class McpHttpEndpoint {
       eventStore: new MemoryEventStore(this.options.maxStoredEvents ?? 1000),
       maxRequestBodySize: this.options.config.gateway.maxBodyBytes,
     });
-    const entry: HttpSession = { session, key, transport, open: 0, lastSeen: this.now(), idleWaiters: [] };
+    const entry: HttpSession = { session, key, transport, open: 0, lastSeen: this.now(), idleWaiters: [], requests: new Map() };
     this.sessions.set(id, entry);
     const onServerClose = session.server.onclose;
     session.server.onclose = () => {
@@ -282,11 +300,38 @@ export class McpHttpEndpoint {
   }
 
   private async serve(entry: HttpSession, request: Request, parsedBody?: unknown): Promise<Response> {
+    const post = request.method === "POST";
+    if (post && parsedBody === undefined) {
+      // Read here rather than by the transport: which requests a POST carries, and which it
+      // cancels, decide what is in flight.
+      const text = await readCapped(request, this.options.config.gateway.maxBodyBytes);
+      if (text === undefined) return jsonRpcError(413, -32000, "Payload too large");
+      try {
+        parsedBody = JSON.parse(text);
+      } catch {
+        return jsonRpcError(400, -32700, "Parse error: Invalid JSON");
+      }
+    }
     entry.lastSeen = this.now();
     entry.open++;
-    const post = request.method === "POST";
+    const messages = post ? messagesOf(parsedBody) : [];
+    for (const message of messages) if (message.method === "notifications/cancelled") this.cancelled(entry, (message.params as { requestId?: unknown } | undefined)?.requestId);
+    const ids = messages.filter((m) => typeof m.method === "string" && isRequestId(m.id)).map((m) => m.id as RequestId);
+    // A POST is in flight until its answers are written or every request in it was cancelled.
+    let inFlight = post;
     if (post) this.posts++;
-    const finish = () => this.finish(entry, post);
+    const release = () => {
+      if (!inFlight) return;
+      inFlight = false;
+      if (--this.posts === 0) for (const resolve of this.postsDone.splice(0)) resolve();
+    };
+    const tracked: PostInFlight = { pending: new Set(ids), release };
+    for (const id of ids) entry.requests.set(id, tracked);
+    const finish = () => {
+      for (const id of ids) if (entry.requests.get(id) === tracked) entry.requests.delete(id);
+      release();
+      this.finish(entry);
+    };
     let response: Response;
     try {
       response = await entry.transport.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody });
@@ -301,11 +346,24 @@ export class McpHttpEndpoint {
     return new Response(onFinished(response.body, finish), { status: response.status, statusText: response.statusText, headers: response.headers });
   }
 
-  private finish(entry: HttpSession, post: boolean): void {
+  private finish(entry: HttpSession): void {
     entry.open--;
     entry.lastSeen = this.now();
     if (entry.open <= 0) for (const resolve of entry.idleWaiters.splice(0)) resolve();
-    if (post && --this.posts === 0) for (const resolve of this.postsDone.splice(0)) resolve();
+  }
+
+  /**
+   * The client cancelled a request (notifications/cancelled): the SDK server stops its handler
+   * and, as the protocol says, sends no answer, so its response stream stays open until the
+   * session ends. It is no longer in flight: shutdown does not wait for it.
+   */
+  private cancelled(entry: HttpSession, id: unknown): void {
+    if (!isRequestId(id)) return;
+    const post = entry.requests.get(id);
+    if (!post) return;
+    entry.requests.delete(id);
+    post.pending.delete(id);
+    if (post.pending.size === 0) post.release();
   }
 
   /** Resolves once no POST response is in progress, or after `ms`. */

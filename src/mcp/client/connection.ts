@@ -59,6 +59,12 @@ export interface ConnectionOptions {
   onReady?: (server: string, info: ReadyInfo) => void;
   /** Called whenever the server's status changed (starting, ready, failed, closed), with its new state. */
   onStatus?: (state: ServerState) => void;
+  /**
+   * False: one start only — a failed start is not retried and a crash is not restarted, so the
+   * state after `start()` is final (`check`, which reports what each server's start did).
+   * Default true.
+   */
+  retry?: boolean;
 }
 
 /** What `onReady` gets: which connect of the server this was. */
@@ -117,6 +123,8 @@ export class McpConnection {
    */
   private permanentFailure = false;
   private closed = false;
+  /** Set once the gateway is shutting down: nothing is started or restarted any more (see stopRestarts). */
+  private stopping = false;
   /** Progress handlers of calls in flight, by the progress token this connection gave them. */
   private readonly progressHandlers = new Map<string, (progress: ToolProgress) => void>();
   private progressTokens = 0;
@@ -178,7 +186,7 @@ export class McpConnection {
 
   /** Connects once; a failure is recorded and retried in the background, never thrown. */
   start(): Promise<void> {
-    if (this.config.disabled || this.config.missingVariables.length > 0 || this.closed || this.permanentFailure) return Promise.resolve();
+    if (this.config.disabled || this.config.missingVariables.length > 0 || this.closed || this.stopping || this.permanentFailure) return Promise.resolve();
     this.connecting ??= this.connect().finally(() => {
       this.connecting = undefined;
     });
@@ -374,17 +382,39 @@ export class McpConnection {
     this.options.logger.error({ server: this.name, err: message }, "mcp server cannot be started");
   }
 
+  /** Whether a failed or crashed server is started again (not while closing or shutting down, nor with `retry: false`). */
+  private get restarts(): boolean {
+    return !this.closed && !this.stopping && this.options.retry !== false;
+  }
+
   private fail(error: unknown, { keepTools = false } = {}): void {
     const tail = this.stderr.tail();
     const message = `${error instanceof Error ? error.message : String(error)}${tail ? `\n${tail}` : ""}`;
     if (!keepTools) this.toolList = [];
+    if (!this.restarts) {
+      this.setState({ status: "failed", error: message, retryAt: undefined });
+      const why = this.stopping ? "the gateway is shutting down" : this.closed ? "closed" : "one start only";
+      this.options.logger.warn({ server: this.name, err: message, notRestarted: why }, "mcp server unavailable");
+      return;
+    }
     const delay = this.backoff.next();
     this.setState({ status: "failed", error: message, retryAt: Date.now() + delay });
     this.options.logger.warn({ server: this.name, err: message, retryInMs: delay }, "mcp server unavailable");
-    if (this.closed) return;
     clearTimeout(this.retryTimer);
     this.retryTimer = setTimeout(() => void this.start(), delay);
     this.retryTimer.unref();
+  }
+
+  /**
+   * The gateway is shutting down: from now on nothing is started or restarted — not a crashed
+   * server (a SIGTERM sent to the whole process group stops the MCP servers along with the
+   * gateway, which then must not start them again), not a retry that was due, not a tool call's
+   * restart. Calls in flight to running servers go on; close() ends the servers afterwards.
+   */
+  stopRestarts(): void {
+    this.stopping = true;
+    clearTimeout(this.retryTimer);
+    if (this.state.retryAt !== undefined) this.setState({ retryAt: undefined });
   }
 
   private setState(patch: Partial<ServerState>): void {
@@ -429,7 +459,7 @@ export class McpConnection {
    * call works; one that keeps failing waits out its backoff.
    */
   private async awaitReadiness(): Promise<void> {
-    if (!this.connecting && this.state.status === "failed" && !this.closed && !this.permanentFailure && this.backoff.attempts <= 2) {
+    if (!this.connecting && this.state.status === "failed" && this.restarts && !this.permanentFailure && this.backoff.attempts <= 2) {
       clearTimeout(this.retryTimer);
       void this.start();
     }
