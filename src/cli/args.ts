@@ -6,6 +6,8 @@ export interface CliArgs {
   config?: string;
   host?: string;
   port?: number;
+  /** `serve --workers N`: processes sharing the port (1: this process serves, as without it). */
+  workers?: number;
   format?: string;
   allowUnauthenticated: boolean;
   help: boolean;
@@ -27,6 +29,7 @@ export const OPTIONS: Record<string, OptionSpec> = {
   config: { type: "string", short: "c", value: "PATH", commands: ["serve", "stdio", "tools", "check"], help: "the config file (else MCP_GATEWAY_CONFIG, else ./mcp.config.json)" },
   host: { type: "string", value: "H", commands: ["serve"], help: "listen address (default gateway.host, else 127.0.0.1)" },
   port: { type: "string", short: "p", value: "N", commands: ["serve"], help: "listen port (default gateway.port, else 4000; 0: a free one)" },
+  workers: { type: "string", short: "w", value: "N", commands: ["serve"], help: "processes sharing the port (default 1; >1 needs a Redis store)" },
   "allow-unauthenticated": { type: "boolean", commands: ["serve"], help: "listen on a non-loopback host without gateway.apiKeys" },
   format: { type: "string", short: "f", value: "F", commands: ["tools"], help: "openai (default), openai-strict, anthropic or gemini" },
   help: { type: "boolean", short: "h", commands: [], help: "this help; `mcp-gateway <command> --help` for one command's" },
@@ -35,13 +38,19 @@ export const OPTIONS: Record<string, OptionSpec> = {
 
 type OptionName = string;
 
+/** Upper bound of `--workers`: more processes than this on one machine is a typo, not a deployment. */
+export const MAX_WORKERS = 256;
+
 export const COMMANDS: Record<string, { summary: string; description: string }> = {
   serve: {
     summary: "the HTTP server (/v1/chat/completions, /v1/messages, /v1/responses, /mcp, /health)",
     description:
       "The HTTP server: /v1/chat/completions, /v1/messages, /v1/responses, /v1/models, /mcp, /health.\n" +
       "Refuses a non-loopback host without gateway.apiKeys unless --allow-unauthenticated.\n" +
-      "SIGTERM/SIGINT: in-flight requests get up to 10 s to finish, then every MCP server is closed.",
+      "--workers N: N processes share the port, each a whole gateway, restarted if one dies\n" +
+      "(the state they share must be in Redis: gateway.store).\n" +
+      "SIGTERM/SIGINT: stop accepting, finish in-flight requests (at most 10 s), close the MCP\n" +
+      "servers and exit; none is restarted once shutdown has begun.",
   },
   stdio: {
     summary: "the gateway as an MCP server on stdin/stdout (logs on stderr)",
@@ -156,6 +165,12 @@ export function parseCli(argv: string[]): CliArgs {
     port = /^\d{1,5}$/.test(portText) ? Number(portText) : Number.NaN;
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port: expected a port number 0-65535, got "${portText}"`, named);
   }
+  const workersText = text("workers");
+  let workers: number | undefined;
+  if (workersText !== undefined) {
+    workers = /^\d{1,3}$/.test(workersText) ? Number(workersText) : Number.NaN;
+    if (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS) throw new UsageError(`--workers: expected a number of processes 1-${MAX_WORKERS}, got "${workersText}"`, named);
+  }
   const config = text("config");
   const host = text("host");
   const format = text("format");
@@ -164,6 +179,7 @@ export function parseCli(argv: string[]): CliArgs {
     ...(config === undefined ? {} : { config }),
     ...(host === undefined ? {} : { host }),
     ...(port === undefined ? {} : { port }),
+    ...(workers === undefined ? {} : { workers }),
     ...(format === undefined ? {} : { format }),
     allowUnauthenticated: values["allow-unauthenticated"] === true,
     help: values.help === true || helpFor !== undefined,
