@@ -160,7 +160,8 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const hiddenSteps = new HiddenStepsKeeper(store.table<HiddenSteps>("steps", STEPS_TABLE), logger);
   const scrub = scrubber(configSecrets(config));
   const report = () => health(pool, providers, scrub, store);
-  const mcpHttp = new McpHttpEndpoint({ hub: mcp, config, logger });
+  // With a shared store, /mcp sessions keep their records in it and move between instances.
+  const mcpHttp = new McpHttpEndpoint({ hub: mcp, config, logger, store });
   const keyLimits = new KeyLimits(store.counters, logger);
   mcp.useKeyLimits(keyLimits);
   const app = createApp({

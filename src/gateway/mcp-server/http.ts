@@ -15,10 +15,27 @@
  * - At most `gateway.maxMcpSessions` sessions: an initialize beyond it (after idle sessions were
  *   swept) gets 503 with retry-after. Requests count against `gateway.maxConcurrentRequests`
  *   (429 beyond), an open SSE stream for as long as it is open.
+ * - Several instances (a shared `gateway.store`): each session's record — what its initialize
+ *   said (protocol version, client info and capabilities), its log level and subscriptions, the
+ *   digest of its key — is kept in the store (table `mcp-sessions`, the idle timeout as its time
+ *   to live, renewed as the session is used). A request with an unknown Mcp-Session-Id whose
+ *   record exists re-creates the session on this instance: the initialize is replayed to a new
+ *   SDK server through the transport, as the client sent it, then the log level and
+ *   subscriptions take effect (upstream too). The session started on another instance (or on
+ *   this one before a restart) goes on here. Resuming a stream with Last-Event-ID works only on
+ *   the instance that sent it (its events are kept in that process).
  */
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import {
+  isInitializeRequest,
+  LATEST_PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type ClientCapabilities,
+  type Implementation,
+  type InitializeRequest,
+  type LoggingLevel,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { Hono, MiddlewareHandler } from "hono";
 import type { GatewayConfig } from "../../core/config/index.ts";
 import type { Logger } from "../../core/logger.ts";
@@ -28,6 +45,7 @@ import { policyOf, presentedKey, type KeyPolicy } from "../shared/keys.ts";
 import { MemoryEventStore } from "./event-store.ts";
 import type { McpHub } from "./hub.ts";
 import type { DownstreamSession } from "./types.ts";
+import type { StateBackend, StateStore } from "../state/store.ts";
 
 export interface McpHttpOptions {
   hub: McpHub;
@@ -41,7 +59,30 @@ export interface McpHttpOptions {
   maxInitializeBytes?: number;
   /** The clock idle times are measured with (tests). */
   now?: () => number;
+  /**
+   * The state store: when it is shared (Redis), every session's record is kept in it, and a
+   * session started on another instance is re-created here when its next request arrives.
+   */
+  store?: StateBackend;
 }
+
+/** What a session needs to be re-created on another instance (the `mcp-sessions` table). */
+export interface McpSessionRecord {
+  /** Hex SHA-256 of the API key that opened it (when gateway.apiKeys is set). */
+  key?: string;
+  /** Negotiated by its initialize. */
+  protocolVersion: string;
+  clientInfo: Implementation;
+  capabilities: ClientCapabilities;
+  logLevel?: LoggingLevel;
+  subscriptions: string[];
+}
+
+/** A session in use writes its record again at least this often (and after a failed write, at once). */
+const RENEW_RECORD_MS = 60_000;
+
+/** Where the replayed requests of a restored session claim to come from (never reaches the network). */
+const RESTORE_URL = "http://mcp-gateway.internal/mcp";
 
 type RequestId = string | number;
 
@@ -63,6 +104,10 @@ interface HttpSession {
   idleWaiters: (() => void)[];
   /** The POST each request still in progress came in. */
   requests: Map<RequestId, PostInFlight>;
+  /** Its record (when the store is shared), when it was last written, and whether the last write failed. */
+  record?: McpSessionRecord;
+  savedAt: number;
+  unsaved: boolean;
 }
 
 function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
@@ -210,6 +255,10 @@ const isRequestId = (id: unknown): id is RequestId => typeof id === "string" || 
 
 export class McpHttpEndpoint {
   private readonly sessions = new Map<string, HttpSession>();
+  /** Session records in the shared store (none with the memory store: one process has them all). */
+  private readonly records: StateStore<McpSessionRecord> | undefined;
+  /** Sessions being re-created from their records (concurrent requests of one session wait for one). */
+  private readonly restoring = new Map<string, Promise<HttpSession | Response | undefined>>();
   private readonly sweeper: NodeJS.Timeout;
   private readonly sweepEveryMs: number;
   private readonly idleMs: number;
@@ -224,6 +273,8 @@ export class McpHttpEndpoint {
     this.sweepEveryMs = Math.max(1_000, Math.min(60_000, this.idleMs / 2));
     this.sweeper = setInterval(() => void this.sweep(), this.sweepEveryMs);
     this.sweeper.unref();
+    const store = options.store;
+    if (store && store.kind !== "memory") this.records = store.table<McpSessionRecord>("mcp-sessions", { ttlMs: this.idleMs, maxEntryBytes: 256 * 1024 });
   }
 
   mount(app: Hono): void {
@@ -238,7 +289,13 @@ export class McpHttpEndpoint {
   private async handle(request: Request): Promise<Response> {
     const id = request.headers.get("mcp-session-id");
     if (id !== null) {
-      const entry = this.sessions.get(id);
+      let entry = this.sessions.get(id);
+      if (!entry && this.records) {
+        // Started on another instance (or here, before a restart): re-created from its record.
+        const restored = await this.restore(id, request);
+        if (restored instanceof Response) return restored;
+        entry = restored;
+      }
       if (!entry) return jsonRpcError(404, -32001, "Session not found");
       // Another key's session is, for this caller, a session that does not exist.
       if (entry.key && !timingSafeEqual(entry.key, keyDigest(request))) {
@@ -260,27 +317,138 @@ export class McpHttpEndpoint {
       return jsonRpcError(400, -32700, "Parse error: Invalid JSON");
     }
     if (!containsInitialize(body)) return jsonRpcError(400, -32000, "Bad Request: No valid session ID provided");
-    const max = this.options.config.gateway.maxMcpSessions;
-    if (this.sessions.size >= max) await this.sweep();
-    // No await between this check and open() registering the session: the bound holds.
-    if (this.sessions.size >= max) {
-      this.options.logger.warn({ sessions: this.sessions.size, max }, "mcp session limit reached: initialize refused");
-      return jsonRpcError(503, -32000, `The gateway has reached its limit of ${max} MCP sessions (gateway.maxMcpSessions); close unused sessions or retry later`, {
-        "retry-after": String(Math.ceil(this.sweepEveryMs / 1000)),
-      });
-    }
+    const full = await this.atSessionLimit("initialize refused");
+    if (full) return full;
+    // No await between the check and open() registering the session: the bound holds.
     const entry = this.open(this.options.config.gateway.apiKeys.length > 0 ? keyDigest(request) : undefined, policyOf(this.options.config, presentedKey(request)));
     await entry.session.server.connect(entry.transport);
     this.options.logger.debug({ session: entry.session.id }, "mcp session opened");
     const response = await this.serve(entry, request, body);
     // An initialize the transport refused leaves a session nobody can use.
-    if (entry.transport.sessionId === undefined) await this.closeSession(entry);
+    if (entry.transport.sessionId === undefined) {
+      await this.closeSession(entry);
+      return response;
+    }
+    if (this.records) {
+      // Kept before the client learns the session id: its next request may land anywhere.
+      const init = messagesOf(body).find((m) => isInitializeRequest(m)) as InitializeRequest | undefined;
+      if (init) {
+        const requested = init.params.protocolVersion;
+        entry.record = {
+          ...(entry.key ? { key: entry.key.toString("hex") } : {}),
+          protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION,
+          clientInfo: init.params.clientInfo,
+          capabilities: init.params.capabilities,
+          subscriptions: [],
+        };
+        await this.save(entry);
+      }
+    }
     return response;
   }
 
+  /** A 503 with retry-after when the session limit is reached (after idle sessions were swept); else undefined. */
+  private async atSessionLimit(what: string): Promise<Response | undefined> {
+    const max = this.options.config.gateway.maxMcpSessions;
+    if (this.sessions.size >= max) await this.sweep();
+    if (this.sessions.size < max) return undefined;
+    this.options.logger.warn({ sessions: this.sessions.size, max }, `mcp session limit reached: ${what}`);
+    return jsonRpcError(503, -32000, `The gateway has reached its limit of ${max} MCP sessions (gateway.maxMcpSessions); close unused sessions or retry later`, {
+      "retry-after": String(Math.ceil(this.sweepEveryMs / 1000)),
+    });
+  }
+
+  /** Writes the session's record (log level and subscriptions as they are now); a failure is logged, never thrown. */
+  private async save(entry: HttpSession): Promise<void> {
+    const record = entry.record;
+    if (!this.records || !record) return;
+    entry.savedAt = this.now();
+    const current: McpSessionRecord = {
+      ...record,
+      ...(entry.session.logLevel === undefined ? {} : { logLevel: entry.session.logLevel }),
+      subscriptions: [...entry.session.subscriptions],
+    };
+    try {
+      await this.records.set(entry.session.id, current);
+      entry.record = current;
+      entry.unsaved = false;
+    } catch (error) {
+      entry.unsaved = true;
+      this.options.logger.warn({ session: entry.session.id, err: (error as Error).message }, "could not keep the mcp session's record (state store unavailable): until it is kept, the session works on this instance only");
+    }
+  }
+
+  /** Re-creates a session from its record, once however many of its requests arrive together. */
+  private restore(id: string, request: Request): Promise<HttpSession | Response | undefined> {
+    let restoring = this.restoring.get(id);
+    if (!restoring) {
+      restoring = this.restoreFromRecord(id, request).finally(() => this.restoring.delete(id));
+      this.restoring.set(id, restoring);
+    }
+    return restoring;
+  }
+
+  private async restoreFromRecord(id: string, request: Request): Promise<HttpSession | Response | undefined> {
+    let record: McpSessionRecord | undefined;
+    try {
+      record = await this.records!.get(id);
+    } catch (error) {
+      // The session may well exist: "not found" would make the client start over for nothing.
+      this.options.logger.warn({ session: id, err: (error as Error).message }, "could not read an mcp session's record (state store unavailable)");
+      return jsonRpcError(503, -32000, "The gateway's state store is unavailable, so this MCP session cannot be resumed here; try again shortly", { "retry-after": "1" });
+    }
+    if (!record) return undefined;
+    const key = this.options.config.gateway.apiKeys.length > 0 ? keyDigest(request) : undefined;
+    const recordKey = record.key === undefined ? undefined : Buffer.from(record.key, "hex");
+    if (recordKey ? !key || recordKey.length !== key.length || !timingSafeEqual(recordKey, key) : key !== undefined) {
+      this.options.logger.warn({ session: id }, "mcp session id presented with another API key");
+      return undefined;
+    }
+    const full = await this.atSessionLimit("session not resumed");
+    if (full) return full;
+    const entry = this.open(key, policyOf(this.options.config, presentedKey(request)), id);
+    entry.record = record;
+    await entry.session.server.connect(entry.transport);
+    try {
+      await this.replayInitialize(entry, record);
+      await this.options.hub.restoreSession(entry.session, { logLevel: record.logLevel, subscriptions: record.subscriptions });
+    } catch (error) {
+      this.options.logger.warn({ session: id, err: String(error) }, "could not re-create an mcp session from its record");
+      await this.closeSession(entry);
+      return undefined;
+    }
+    // Used here from now on: its time to live starts again.
+    await this.save(entry);
+    this.options.logger.info({ session: id, client: record.clientInfo.name }, "mcp session resumed on this instance from its record");
+    return entry;
+  }
+
+  /**
+   * Plays the session's opening again to its new SDK server, through its transport, as the
+   * client sent it: the initialize (the transport takes the session id, the server the client's
+   * info and capabilities) and notifications/initialized. Nothing is sent to the client.
+   */
+  private async replayInitialize(entry: HttpSession, record: McpSessionRecord): Promise<void> {
+    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+    const initialize = {
+      jsonrpc: "2.0" as const,
+      id: `mcp-gateway-restore-${randomUUID()}`,
+      method: "initialize" as const,
+      params: { protocolVersion: record.protocolVersion, capabilities: record.capabilities, clientInfo: record.clientInfo },
+    };
+    const answer = await entry.transport.handleRequest(new Request(RESTORE_URL, { method: "POST", headers }), { parsedBody: initialize });
+    const text = await answer.text();
+    if (!answer.ok || entry.transport.sessionId !== entry.session.id || !text.includes('"result"')) throw new Error(`the replayed initialize failed (${answer.status}): ${text.slice(0, 200)}`);
+    const initialized = { jsonrpc: "2.0" as const, method: "notifications/initialized" as const };
+    const notified = await entry.transport.handleRequest(
+      new Request(RESTORE_URL, { method: "POST", headers: { ...headers, "mcp-session-id": entry.session.id, "mcp-protocol-version": record.protocolVersion } }),
+      { parsedBody: initialized },
+    );
+    if (notified.status !== 202) throw new Error(`the replayed notifications/initialized failed (${notified.status})`);
+  }
+
   /** Registers a new session (synchronously: see the session bound); the caller connects it. */
-  private open(key: Buffer | undefined, policy?: KeyPolicy): HttpSession {
-    const id = randomUUID();
+  private open(key: Buffer | undefined, policy?: KeyPolicy, id: string = randomUUID()): HttpSession {
     // The session sees and may use only what its key may (gateway.apiKeys entries with mcpServers/models).
     const session = this.options.hub.createSession(id, { kind: "http", key: policy });
     const transport = new WebStandardStreamableHTTPServerTransport({
@@ -288,8 +456,10 @@ export class McpHttpEndpoint {
       eventStore: new MemoryEventStore(this.options.maxStoredEvents ?? 1000),
       maxRequestBodySize: this.options.config.gateway.maxBodyBytes,
     });
-    const entry: HttpSession = { session, key, transport, open: 0, lastSeen: this.now(), idleWaiters: [], requests: new Map() };
+    const entry: HttpSession = { session, key, transport, open: 0, lastSeen: this.now(), idleWaiters: [], requests: new Map(), savedAt: 0, unsaved: false };
     this.sessions.set(id, entry);
+    // A new log level or subscription is in the record before the client hears it was taken.
+    if (this.records) session.onStateChange = () => this.save(entry);
     const onServerClose = session.server.onclose;
     session.server.onclose = () => {
       onServerClose?.();
@@ -314,6 +484,13 @@ export class McpHttpEndpoint {
     }
     entry.lastSeen = this.now();
     entry.open++;
+    if (entry.record) {
+      // A record the store could not take (it was down) is written before this request is
+      // handled: the next one may land elsewhere. A session in use renews its record now and
+      // then (it lives as long as an idle session; a Redis restarted empty has it back soon).
+      if (entry.unsaved) await this.save(entry);
+      else if (entry.lastSeen - entry.savedAt > Math.min(this.idleMs / 4, RENEW_RECORD_MS)) void this.save(entry);
+    }
     const messages = post ? messagesOf(parsedBody) : [];
     for (const message of messages) if (message.method === "notifications/cancelled") this.cancelled(entry, (message.params as { requestId?: unknown } | undefined)?.requestId);
     const ids = messages.filter((m) => typeof m.method === "string" && isRequestId(m.id)).map((m) => m.id as RequestId);
@@ -338,6 +515,13 @@ export class McpHttpEndpoint {
     } catch (error) {
       finish();
       throw error;
+    }
+    // The client ended the session: no instance may resume it. (Closing it for being idle, or
+    // on shutdown, keeps the record: the client may go on elsewhere.)
+    if (request.method === "DELETE" && response.ok && this.records) {
+      await this.records.delete(entry.session.id).catch((error: unknown) =>
+        this.options.logger.warn({ session: entry.session.id, err: (error as Error).message }, "could not delete an ended mcp session's record (state store unavailable); it expires after the idle timeout"),
+      );
     }
     if (!response.body) {
       finish();

@@ -469,6 +469,33 @@ export class McpHub {
     if (session.logLevel !== undefined) await this.relaxUpstreamLevel();
   }
 
+  /**
+   * A session re-created on this instance from its record (it started on another one, or on this
+   * one before a restart): its log level and subscriptions take effect here, upstream too — the
+   * upstream side re-established as the session arrives. A subscription whose server cannot be
+   * reached now is kept (and logged): the session still holds it.
+   */
+  async restoreSession(session: DownstreamSession, state: { logLevel?: LoggingLevel | undefined; subscriptions: readonly string[] }): Promise<void> {
+    if (state.logLevel !== undefined) {
+      session.logLevel = state.logLevel;
+      await this.applyUpstreamLevel(undefined);
+    }
+    await Promise.all(
+      state.subscriptions.map(async (uri) => {
+        try {
+          const upstream = await this.resources.ownerOf(uri);
+          if (!this.upstreamSubscriptions.has(uri)) {
+            await upstream.client.request({ method: "resources/subscribe", params: { uri } }, ResultSchema, { timeoutMs: upstream.timeoutMs });
+            this.upstreamSubscriptions.set(uri, upstream.name);
+          }
+        } catch (error) {
+          this.logger.warn({ session: session.id, uri, err: String(error) }, "could not renew a restored session's subscription upstream");
+        }
+        session.subscriptions.add(uri);
+      }),
+    );
+  }
+
   /** Closes every client session (on shutdown). */
   async closeSessions(): Promise<void> {
     this.closingSessions = true;

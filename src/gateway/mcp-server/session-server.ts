@@ -56,11 +56,13 @@ export function registerSessionHandlers(hub: McpHub, session: DownstreamSession)
   server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
     active();
     await hub.subscribe(session, request.params.uri, extra);
+    await session.onStateChange?.();
     return {};
   });
   server.setRequestHandler(UnsubscribeRequestSchema, async (request, extra) => {
     active();
     await hub.unsubscribe(session, request.params.uri, extra);
+    await session.onStateChange?.();
     return {};
   });
 
@@ -82,6 +84,7 @@ export function registerSessionHandlers(hub: McpHub, session: DownstreamSession)
   server.setRequestHandler(SetLevelRequestSchema, async (request, extra) => {
     active();
     await hub.setLevel(session, request.params.level, extra);
+    await session.onStateChange?.();
     return {};
   });
 

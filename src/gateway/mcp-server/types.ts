@@ -37,4 +37,10 @@ export interface DownstreamSession {
   readonly subscriptions: Set<string>;
   /** The gateway key that opened the session, when it has a policy: the session sees only what the key may use. */
   readonly key?: KeyPolicy | undefined;
+  /**
+   * Called (and awaited, before the answer goes out) after a client request changed what the
+   * session keeps — its log level, its subscriptions: an HTTP session saves its record in the
+   * shared store, so that the next request finds it on any instance.
+   */
+  onStateChange?: (() => Promise<void>) | undefined;
 }
