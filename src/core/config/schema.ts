@@ -49,10 +49,12 @@ export const serverSchema = z.strictObject(serverFields).superRefine((server, ct
 const quirksOverrides = z.record(z.string(), z.unknown());
 
 export const providerSchema = z.strictObject({
-  /** The wire protocol: Chat Completions (`openai`), Anthropic Messages, or the OpenAI Responses API. */
-  type: z.enum(["openai", "anthropic", "openai-responses"]),
+  /** The wire protocol: Chat Completions (`openai`), Anthropic Messages, the OpenAI Responses API, or Gemini's own API. */
+  type: z.enum(["openai", "anthropic", "openai-responses", "gemini"]),
   baseURL: z.url().optional(),
   apiKey: z.string().optional(),
+  /** Gemini: how `apiKey` is sent, `x-goog-api-key` (`api-key`, default) or `Authorization: Bearer` (`bearer`: Vertex AI access tokens). */
+  auth: z.enum(["api-key", "bearer"]).optional(),
   headers: z.record(z.string(), z.string()).optional(),
   /** A preset name, or switches that override the preset of the provider's type. */
   quirks: z.union([z.string(), quirksOverrides]).optional(),

@@ -4,6 +4,7 @@
  * variable to set, instead of failing the whole gateway.
  */
 import { createAnthropicAdapter } from "../../adapters/anthropic/index.ts";
+import { createGeminiAdapter } from "../../adapters/gemini/index.ts";
 import { createOpenAIChatAdapter } from "../../adapters/openai-chat/index.ts";
 import { createOpenAIResponsesAdapter } from "../../adapters/openai-responses/index.ts";
 import type { AdapterOptions, ModelAdapter } from "../../adapters/types.ts";
@@ -34,6 +35,8 @@ const defaultFactory: AdapterFactory = (config, options, quirks) => {
       return createOpenAIResponsesAdapter(options);
     case "openai":
       return createOpenAIChatAdapter(options, quirks ? { quirks: quirks.switches } : {});
+    case "gemini":
+      return createGeminiAdapter(options, config.auth === undefined ? {} : { auth: config.auth });
   }
 };
 
@@ -42,6 +45,7 @@ const SCHEMA_TARGET: Record<ResolvedProviderConfig["type"], SchemaTarget> = {
   openai: "openai",
   anthropic: "anthropic",
   "openai-responses": "openai",
+  gemini: "gemini",
 };
 
 /**
@@ -49,7 +53,11 @@ const SCHEMA_TARGET: Record<ResolvedProviderConfig["type"], SchemaTarget> = {
  * config file's path).
  */
 export function providerQuirks(config: ResolvedProviderConfig, source = "(config)"): ResolvedQuirks | undefined {
-  // The presets describe Chat Completions servers; the other protocols have one upstream each.
+  if (config.auth !== undefined && config.type !== "gemini") {
+    throw new ConfigError(source, [{ path: `providers.${config.name}.auth`, message: 'auth applies to Gemini providers (type "gemini"); the other protocols send their key their own way' }]);
+  }
+  // The presets describe Chat Completions servers; the other protocols have one upstream each
+  // (a `gemini` provider's differences between model generations are the adapter's own table).
   if (config.type !== "openai") {
     if (config.quirks !== undefined) {
       throw new ConfigError(source, [{ path: `providers.${config.name}.quirks`, message: "quirks presets apply to OpenAI-protocol providers (type \"openai\")" }]);
@@ -140,7 +148,7 @@ export function buildProviders(configs: Record<string, ResolvedProviderConfig>, 
 
 /**
  * The quirk preset in force for a provider, for `mcp-gateway check`; a provider of another
- * protocol has none, and shows its type ("anthropic", "openai-responses").
+ * protocol has none, and shows its type ("anthropic", "openai-responses", "gemini").
  */
 export function describeProviderQuirks(quirks: ResolvedQuirks | undefined, type: ResolvedProviderConfig["type"] = "anthropic"): string {
   return quirks ? describeQuirks(quirks) : type;

@@ -1,0 +1,11 @@
+export { createGeminiAdapter, countTokensBody } from "./adapter.ts";
+export { DEFAULT_BASE_URL, DEFAULT_TIMEOUT_MS, GeminiTransport, authHeaders, isVertex, type GeminiAuth, type GeminiOptions } from "./transport.ts";
+export { toWireRequest, type RequestContext } from "./to-request.ts";
+export { toWireConversation, FOREIGN_CALL_SIGNATURE, PLACEHOLDER_USER_TEXT } from "./contents.ts";
+export { fromResponse, ResponseAssembler, TRUNCATED_CALL_ERROR } from "./assembler.ts";
+export { responseChunks, toStreamEvents } from "./stream.ts";
+export { googleError, responseError, STATUS_BY_NAME } from "./errors.ts";
+export { modelTraits, MODEL_TRAITS, DEFAULT_TRAITS, type GeminiModelTraits } from "./models.ts";
+export { thinkingConfig, BUDGET_BY_EFFORT, LEVEL_BY_EFFORT } from "./generation.ts";
+export { THOUGHT_SIGNATURE_KEY, WIRE_ID_KEY } from "./provider-data.ts";
+export type { WireRequest, WireResponse, WireContent, WirePart } from "./wire.ts";
