@@ -6,6 +6,7 @@
  * 127.0.0.1. Prints a table and writes bench/results.json. BENCH_SECONDS sets the duration of
  * each throughput run (default 5).
  */
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
@@ -14,6 +15,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { percentile, sequentialLatency, throughput, type Latency, type Throughput } from "./measure.ts";
 import { cpuSeconds, freePort, start, watchRss, type Running } from "./processes.ts";
+import { startRedis } from "../test/helpers/redis-server.ts";
 
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -26,6 +28,8 @@ interface Row {
   ratio: string;
 }
 const rows: Row[] = [];
+/** The workers scenario's rows: one process with the memory store | --workers 2 with Redis. */
+const workerRows: Row[] = [];
 const results: Record<string, unknown> = {};
 const f = (n: number, digits = 2) => n.toFixed(digits);
 
@@ -42,6 +46,18 @@ async function startAll(): Promise<{ fake: Running; bare: Running; everything: R
     ["--require", join(root, "test", "helpers", "loopback-preload.cjs"), join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js"), "streamableHttp"],
     { env: { PORT: String(everythingPort) }, ready: /listening on port/i, port: everythingPort },
   );
+  const config = gatewayConfig(fakePort, everythingPort, gatewayPort);
+  const gateway = await start(node, [join(root, "bin", "mcp-gateway.js"), "serve", "--config", config], {
+    // Info level, as in production: one log line per request is part of the cost.
+    env: { LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "info" },
+    ready: /listening on/,
+    port: gatewayPort,
+  });
+  return { fake, bare, everything, gateway };
+}
+
+/** The gateway's config file: the fake providers, server-everything over HTTP, and `gateway` fields. */
+function gatewayConfig(fakePort: number, everythingPort: number, gatewayPort: number, gateway: Record<string, unknown> = {}): string {
   const config = join(mkdtempSync(join(tmpdir(), "mcpgw-bench-")), "mcp.config.json");
   writeFileSync(
     config,
@@ -52,16 +68,10 @@ async function startAll(): Promise<{ fake: Running; bare: Running; everything: R
         claude: { type: "anthropic", baseURL: `http://127.0.0.1:${fakePort}`, apiKey: "bench" },
         responses: { type: "openai-responses", baseURL: `http://127.0.0.1:${fakePort}/v1`, apiKey: "bench" },
       },
-      gateway: { port: gatewayPort, maxConcurrentRequests: 4096, retries: { attempts: 1 } },
+      gateway: { port: gatewayPort, maxConcurrentRequests: 4096, retries: { attempts: 1 }, ...gateway },
     }),
   );
-  const gateway = await start(node, [join(root, "bin", "mcp-gateway.js"), "serve", "--config", config], {
-    // Info level, as in production: one log line per request is part of the cost.
-    env: { LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "info" },
-    ready: /listening on/,
-    port: gatewayPort,
-  });
-  return { fake, bare, everything, gateway };
+  return config;
 }
 
 const chat = (model: string, stream: boolean, content = "Say hello") => JSON.stringify({ model, stream, messages: [{ role: "user", content }] });
@@ -149,6 +159,61 @@ async function longStreams(fakeUrl: string, gatewayUrl: string, gatewayPid: numb
   rows.push(throughputRow("streaming 200-chunk answers req/s, 16 conn", d, g));
 }
 
+/** CPU time of a process and its direct children (the primary of --workers and its workers), in seconds. */
+function treeCpuSeconds(pid: number): number {
+  const children = spawnSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" }).stdout.split("\n").map((l) => Number(l.trim())).filter((n) => n > 0);
+  return [pid, ...children].reduce((sum, p) => sum + cpuSeconds(p), 0);
+}
+
+/**
+ * `serve --workers 2` with the Redis store beside one process with the memory store (the
+ * gateway every other scenario measures), same run, same load: pass-through requests/s and CPU
+ * per request (all the processes of each). Needs redis-server (Debian's package): skipped, saying
+ * so, when it is not installed.
+ */
+async function workers(fakePort: number, everythingPort: number, one: Running): Promise<void> {
+  const redisServer = process.env.REDIS_SERVER ?? "redis-server";
+  if (spawnSync(redisServer, ["--version"]).error) {
+    const why = `skipped: ${redisServer} is not installed (apt-get install redis-server)`;
+    process.stdout.write(`workers: ${why}\n`);
+    results.workers = { skipped: why };
+    workerRows.push({ scenario: "--workers 2 on Redis beside one process", direct: "-", gateway: why, ratio: "-" });
+    return;
+  }
+  const redis = await startRedis();
+  const port = await freePort();
+  const config = gatewayConfig(fakePort, everythingPort, port, { store: { redis: { url: redis.url, keyPrefix: "bench:" } } });
+  const pair = await start(node, [join(root, "bin", "mcp-gateway.js"), "serve", "--config", config, "--workers", "2"], {
+    env: { LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "info" },
+    ready: /with 2 workers/,
+    port,
+  });
+  const oneUrl = `http://127.0.0.1:${one.port}`;
+  const pairUrl = `http://127.0.0.1:${port}`;
+  const headers = { "x-mcp-servers": "none" };
+  const measure = async (label: string, path: string, body: string, connections: number) => {
+    const g1 = await withCpu(one.child.pid!, () => throughput(`${oneUrl}${path}`, body, connections, SECONDS, headers));
+    const before = treeCpuSeconds(pair.child.pid!);
+    const g2 = await throughput(`${pairUrl}${path}`, body, connections, SECONDS, headers);
+    const w = { ...g2, cpuMsPerRequest: ((treeCpuSeconds(pair.child.pid!) - before) * 1000) / Math.max(1, g2.total) };
+    results[`workers_${label.replace(/\W+/g, "_")}_c${connections}`] = { oneProcessMemory: g1, twoWorkersRedis: w };
+    const cell = (t: Throughput & { cpuMsPerRequest: number }) =>
+      `${f(t.rps, 0)} (${t.p50}/${t.p99})${Number.isNaN(t.cpuMsPerRequest) ? "" : `, ${f(t.cpuMsPerRequest, 3)} ms CPU/req`}${t.errors > 0 ? ` (${t.errors} errors)` : ""}`;
+    workerRows.push({ scenario: `${label} req/s, ${connections} conn (p50/p99 ms)`, direct: cell(g1), gateway: cell(w), ratio: `${f((w.rps / g1.rps) * 100, 0)}%` });
+  };
+  try {
+    // Warm both (JIT, connections) before measuring.
+    await throughput(`${pairUrl}/v1/chat/completions`, chat("fake/m", false), 16, 1, headers);
+    for (const connections of [16, 64]) await measure("pass-through non-streaming", "/v1/chat/completions", chat("fake/m", false), connections);
+    await measure("pass-through streaming", "/v1/chat/completions", chat("fake/m", true), 16);
+    // Stored responses (store: true by default): a write to the store per request.
+    await measure("/v1/responses stored", "/v1/responses", responsesBody("responses/m", false), 16);
+  } finally {
+    await pair.stop();
+    await redis.stop();
+  }
+}
+
 function throughputRow(scenario: string, d: Throughput, g: Throughput & { cpuMsPerRequest: number }): Row {
   const errors = g.errors > 0 ? ` (${g.errors} errors)` : "";
   const cpu = Number.isNaN(g.cpuMsPerRequest) ? "" : `, ${f(g.cpuMsPerRequest, 3)} ms CPU/req`;
@@ -205,8 +270,8 @@ async function conversations(gateway: Running, count: number): Promise<void> {
   rows.push({ scenario: `${count} concurrent streamed conversations with 1 MCP call`, direct: "-", gateway: `${errors} errors, peak RSS ${f(peakRss, 0)} MB, ${f(seconds)} s`, ratio: "-" });
 }
 
-function printTable(): void {
-  const headers: Row = { scenario: "scenario", direct: "direct", gateway: "through the gateway", ratio: "gateway vs direct" };
+function printTable(rows: Row[], headers: Row = { scenario: "scenario", direct: "direct", gateway: "through the gateway", ratio: "gateway vs direct" }): void {
+  if (rows.length === 0) return;
   const all = [headers, ...rows];
   const width = (key: keyof Row) => Math.max(...all.map((r) => r[key].length));
   const line = (r: Row) => `${r.scenario.padEnd(width("scenario"))}  ${r.direct.padEnd(width("direct"))}  ${r.gateway.padEnd(width("gateway"))}  ${r.ratio}`;
@@ -214,7 +279,7 @@ function printTable(): void {
 }
 
 /** BENCH_ONLY=conversations,mcp (names below) runs only those scenarios, on a fresh gateway. */
-const SCENARIOS = ["bare", "passthrough", "messages", "responses", "long", "mcp", "conversations"] as const;
+const SCENARIOS = ["bare", "passthrough", "messages", "responses", "long", "mcp", "workers", "conversations"] as const;
 const only = process.env.BENCH_ONLY?.split(",").map((name) => name.trim());
 const wanted = (name: (typeof SCENARIOS)[number]) => only === undefined || only.includes(name);
 
@@ -231,12 +296,15 @@ async function main(): Promise<void> {
     if (wanted("responses")) await responsesDoor(fake.port, gateway.port, gateway.child.pid!);
     if (wanted("long")) await longStreams(fakeUrl, gatewayUrl, gateway.child.pid!);
     if (wanted("mcp")) await mcpToolCall(everything.port, gateway.port);
+    if (wanted("workers")) await workers(fake.port, everything.port, gateway);
     // Peak RSS is the process's high-water mark: after the throughput runs it includes their heap.
     if (wanted("conversations")) await conversations(gateway, 1000);
   } finally {
     await Promise.all([gateway.stop(), everything.stop(), bare.stop(), fake.stop()]);
   }
-  printTable();
+  printTable(rows);
+  if (rows.length > 0 && workerRows.length > 0) process.stdout.write("\n");
+  printTable(workerRows, { scenario: "--workers (same load)", direct: "one process, memory store", gateway: "--workers 2, Redis store", ratio: "2 workers vs one" });
   // A partial run prints its rows only: bench/results.json keeps the last full run.
   if (only !== undefined) return;
   const machine = { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version };
