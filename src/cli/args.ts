@@ -89,9 +89,25 @@ function optionLines(names: readonly OptionName[], general: boolean): string {
 const OPTION_NAMES = Object.keys(OPTIONS);
 const takesOption = (command: string, name: OptionName) => OPTIONS[name]!.commands.length === 0 || OPTIONS[name]!.commands.includes(command);
 
+/** Help lines fit this many columns. */
+const HELP_WIDTH = 100;
+
+/** `Usage: mcp-gateway serve [--config PATH] …`, wrapped under the first option past 100 columns. */
 function synopsis(command: string): string {
-  const names = OPTION_NAMES.filter((n) => OPTIONS[n]!.commands.includes(command));
-  return `mcp-gateway ${command} ${names.map((n) => `[--${n}${OPTIONS[n]!.value ? ` ${OPTIONS[n]!.value}` : ""}]`).join(" ")}`;
+  const options = OPTION_NAMES.filter((n) => OPTIONS[n]!.commands.includes(command)).map((n) => `[--${n}${OPTIONS[n]!.value ? ` ${OPTIONS[n]!.value}` : ""}]`);
+  const head = `Usage: mcp-gateway ${command}`;
+  const lines: string[] = [];
+  let line = head;
+  for (const option of options) {
+    if (line !== head && line.length + 1 + option.length > HELP_WIDTH) {
+      lines.push(line);
+      line = `${" ".repeat(head.length)} ${option}`;
+    } else {
+      line += ` ${option}`;
+    }
+  }
+  lines.push(line);
+  return lines.join("\n");
 }
 
 export const USAGE = `Usage: mcp-gateway <command> [options]
@@ -109,7 +125,7 @@ A .env file in the current folder is loaded first (variables already set win).`;
 /** The help of one command: `mcp-gateway serve --help`. */
 export function commandUsage(command: string): string {
   const names = OPTION_NAMES.filter((n) => takesOption(command, n));
-  return `Usage: ${synopsis(command)}\n\n${COMMANDS[command]!.description}\n\nOptions:\n${optionLines(names, false)}`;
+  return `${synopsis(command)}\n\n${COMMANDS[command]!.description}\n\nOptions:\n${optionLines(names, false)}`;
 }
 
 /** This package's version, from its package.json (two folders up from src/cli and dist/cli alike). */

@@ -55,11 +55,11 @@ async function serveOne(config: GatewayConfig, host: string, port: number): Prom
       // Before anything else: an MCP server that the same signal stopped (sent to the whole
       // process group) must not be started again, nor one whose retry was due.
       gateway.pool.stopRestarts();
-      gateway.logger.info({ signal }, "shutting down: finishing in-flight requests");
-      // Stop accepting first (idle connections close at once); MCP requests in progress get the
-      // same deadline to answer, then the MCP sessions end (their GET streams would hold the
-      // close until the deadline).
+      // Stop accepting (idle connections close at once), then say so; MCP requests in progress
+      // get the same deadline to answer, then the MCP sessions end (their GET streams would hold
+      // the close until the deadline).
       const closing = server.close(SHUTDOWN_DEADLINE_MS);
+      gateway.logger.info({ signal }, "shutting down: finishing in-flight requests");
       await gateway.mcpHttp.close(SHUTDOWN_DEADLINE_MS);
       await closing;
       await gateway.close();

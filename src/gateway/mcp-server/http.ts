@@ -81,6 +81,9 @@ export interface McpSessionRecord {
 /** A session in use writes its record again at least this often (and after a failed write, at once). */
 const RENEW_RECORD_MS = 60_000;
 
+/** Makes the answer refusing a request (one per request: several may wait for the same refusal). */
+type Refusal = () => Response;
+
 /** Where the replayed requests of a restored session claim to come from (never reaches the network). */
 const RESTORE_URL = "http://mcp-gateway.internal/mcp";
 
@@ -258,7 +261,7 @@ export class McpHttpEndpoint {
   /** Session records in the shared store (none with the memory store: one process has them all). */
   private readonly records: StateStore<McpSessionRecord> | undefined;
   /** Sessions being re-created from their records (concurrent requests of one session wait for one). */
-  private readonly restoring = new Map<string, Promise<HttpSession | Response | undefined>>();
+  private readonly restoring = new Map<string, Promise<HttpSession | Refusal | undefined>>();
   private readonly sweeper: NodeJS.Timeout;
   private readonly sweepEveryMs: number;
   private readonly idleMs: number;
@@ -274,7 +277,9 @@ export class McpHttpEndpoint {
     this.sweeper = setInterval(() => void this.sweep(), this.sweepEveryMs);
     this.sweeper.unref();
     const store = options.store;
-    if (store && store.kind !== "memory") this.records = store.table<McpSessionRecord>("mcp-sessions", { ttlMs: this.idleMs, maxEntryBytes: 256 * 1024 });
+    // A record outlives its session's idle timeout by the renewal interval: it is written at most
+    // that long before the session's last request.
+    if (store && store.kind !== "memory") this.records = store.table<McpSessionRecord>("mcp-sessions", { ttlMs: this.idleMs + RENEW_RECORD_MS, maxEntryBytes: 256 * 1024 });
   }
 
   mount(app: Hono): void {
@@ -293,7 +298,7 @@ export class McpHttpEndpoint {
       if (!entry && this.records) {
         // Started on another instance (or here, before a restart): re-created from its record.
         const restored = await this.restore(id, request);
-        if (restored instanceof Response) return restored;
+        if (typeof restored === "function") return restored();
         entry = restored;
       }
       if (!entry) return jsonRpcError(404, -32001, "Session not found");
@@ -318,7 +323,7 @@ export class McpHttpEndpoint {
     }
     if (!containsInitialize(body)) return jsonRpcError(400, -32000, "Bad Request: No valid session ID provided");
     const full = await this.atSessionLimit("initialize refused");
-    if (full) return full;
+    if (full) return full();
     // No await between the check and open() registering the session: the bound holds.
     const entry = this.open(this.options.config.gateway.apiKeys.length > 0 ? keyDigest(request) : undefined, policyOf(this.options.config, presentedKey(request)));
     await entry.session.server.connect(entry.transport);
@@ -348,14 +353,15 @@ export class McpHttpEndpoint {
   }
 
   /** A 503 with retry-after when the session limit is reached (after idle sessions were swept); else undefined. */
-  private async atSessionLimit(what: string): Promise<Response | undefined> {
+  private async atSessionLimit(what: string): Promise<Refusal | undefined> {
     const max = this.options.config.gateway.maxMcpSessions;
     if (this.sessions.size >= max) await this.sweep();
     if (this.sessions.size < max) return undefined;
     this.options.logger.warn({ sessions: this.sessions.size, max }, `mcp session limit reached: ${what}`);
-    return jsonRpcError(503, -32000, `The gateway has reached its limit of ${max} MCP sessions (gateway.maxMcpSessions); close unused sessions or retry later`, {
-      "retry-after": String(Math.ceil(this.sweepEveryMs / 1000)),
-    });
+    return () =>
+      jsonRpcError(503, -32000, `The gateway has reached its limit of ${max} MCP sessions (gateway.maxMcpSessions); close unused sessions or retry later`, {
+        "retry-after": String(Math.ceil(this.sweepEveryMs / 1000)),
+      });
   }
 
   /** Writes the session's record (log level and subscriptions as they are now); a failure is logged, never thrown. */
@@ -379,7 +385,7 @@ export class McpHttpEndpoint {
   }
 
   /** Re-creates a session from its record, once however many of its requests arrive together. */
-  private restore(id: string, request: Request): Promise<HttpSession | Response | undefined> {
+  private restore(id: string, request: Request): Promise<HttpSession | Refusal | undefined> {
     let restoring = this.restoring.get(id);
     if (!restoring) {
       restoring = this.restoreFromRecord(id, request).finally(() => this.restoring.delete(id));
@@ -388,14 +394,14 @@ export class McpHttpEndpoint {
     return restoring;
   }
 
-  private async restoreFromRecord(id: string, request: Request): Promise<HttpSession | Response | undefined> {
+  private async restoreFromRecord(id: string, request: Request): Promise<HttpSession | Refusal | undefined> {
     let record: McpSessionRecord | undefined;
     try {
       record = await this.records!.get(id);
     } catch (error) {
       // The session may well exist: "not found" would make the client start over for nothing.
       this.options.logger.warn({ session: id, err: (error as Error).message }, "could not read an mcp session's record (state store unavailable)");
-      return jsonRpcError(503, -32000, "The gateway's state store is unavailable, so this MCP session cannot be resumed here; try again shortly", { "retry-after": "1" });
+      return () => jsonRpcError(503, -32000, "The gateway's state store is unavailable, so this MCP session cannot be resumed here; try again shortly", { "retry-after": "1" });
     }
     if (!record) return undefined;
     const key = this.options.config.gateway.apiKeys.length > 0 ? keyDigest(request) : undefined;
