@@ -14,7 +14,7 @@ import { compileToolFilter } from "./registry/tool-filter.ts";
 import { ToolRegistry, type RegisteredTool, type ToolCaller } from "./registry/registry.ts";
 
 export type { ReadyInfo, ServerState };
-export type { UpstreamClient, UpstreamHandlerRegistry, UpstreamHandlers, UpstreamMessage } from "./client/upstream.ts";
+export type { SchemaOutput, UpstreamClient, UpstreamHandlerRegistry, UpstreamHandlers, UpstreamMessage } from "./client/upstream.ts";
 
 /** Told after every successful (re)connect of a server; see McpPool.onReady. */
 export type ReadyListener = (server: string, info: ReadyInfo) => void;

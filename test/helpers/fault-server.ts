@@ -117,13 +117,13 @@ server.registerTool(
 server.registerTool(
   "structured",
   {
-    description: "Returns structured content matching its output schema",
-    inputSchema: { city: z.string() },
+    description: "Returns structured content matching its output schema (or, with wrong: true, not matching it)",
+    inputSchema: { city: z.string(), wrong: z.boolean().optional() },
     outputSchema: { city: z.string(), temperature: z.number() },
   },
-  async ({ city }) => {
+  async ({ city, wrong }) => {
     log("call structured");
-    const data = { city, temperature: 21.5 };
+    const data = { city, temperature: wrong ? "warm" : 21.5 };
     return { content: [{ type: "text", text: JSON.stringify(data) }], structuredContent: data };
   },
 );

@@ -66,12 +66,12 @@ describe("fault server", () => {
     expect(lists.slice(0, 6)).toEqual(["list -", "list 4", "list 8", "list 12", "list 16", "list 20"]);
   });
 
-  it("keeps the SDK's per-tool metadata for every page, not only the last one", () => {
-    // The SDK client validates structuredContent against the outputSchemas it cached from
-    // tools/list; it caches per page, replacing the previous page's. `structured` is on page 3
-    // of 6, so without caching the whole list it would never be validated.
-    const client = pool.connection("fault")!.sdkClient as unknown as { getToolOutputValidator(name: string): unknown };
-    expect(client.getToolOutputValidator("structured")).toEqual(expect.any(Function));
+  it("validates structuredContent against the output schema of a tool on any page, not only the last one", async () => {
+    // The SDK client validates structuredContent against the outputSchemas it knows from
+    // tools/list. `structured` is on page 3 of 6: a per-page cache would have forgotten it.
+    const result = await callTool(pool.registry, "fault__structured", { city: "Oslo", wrong: true });
+    expect(result.isError).toBe(true);
+    expect(resultText(result)).toMatch(/structured content|output schema/i);
   });
 
   it("passes an error result (isError) through", async () => {

@@ -5,7 +5,7 @@
  * each turn and each tool call. A run ends at `gateway.requestTimeoutMs` (as a /v1 request does),
  * and `mcpServers` can narrow an alias's own server selection, never widen it.
  */
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { GatewayError, type ChatRequest, type Message } from "../../core/index.ts";
 import type { GatewayTools } from "../shared/deps.ts";
@@ -183,7 +183,7 @@ export async function runChatTool(args: unknown, deps: ChatToolDeps, extra: Requ
   let step = 0;
   const progress = (message: string) => {
     if (token === undefined) return;
-    extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: ++step, message } }).catch(() => undefined);
+    extra.mcpReq.notify({ method: "notifications/progress", params: { progressToken: token, progress: ++step, message } }).catch(() => undefined);
   };
 
   // The whole run (every turn and tool call) ends at gateway.requestTimeoutMs, as a /v1 request does.
@@ -193,7 +193,7 @@ export async function runChatTool(args: unknown, deps: ChatToolDeps, extra: Requ
     () => deadline.abort(new GatewayError(`The chat run took longer than ${timeoutMs} ms (gateway.requestTimeoutMs)`, { status: 504, type: "timeout_error", code: "request_timeout" })),
     Math.min(timeoutMs, 2_147_483_647),
   );
-  const signal = AbortSignal.any([extra.signal, deadline.signal]);
+  const signal = AbortSignal.any([extra.mcpReq.signal, deadline.signal]);
   let outcome: LoopOutcome | undefined;
   try {
     for await (const event of runLoop(model, request, deps.tools.select(servers), deps, signal)) {
@@ -203,7 +203,7 @@ export async function runChatTool(args: unknown, deps: ChatToolDeps, extra: Requ
       else if (event.type === "done") outcome = event.outcome;
     }
   } catch (error) {
-    if (extra.signal.aborted) throw error;
+    if (extra.mcpReq.signal.aborted) throw error;
     const failure = deadline.signal.aborted ? (deadline.signal.reason as GatewayError) : error instanceof GatewayError ? error : undefined;
     deps.logger.warn({ model: modelName, err: failure ? failure.message : error instanceof Error ? error.message : String(error) }, "chat tool failed");
     return errorResult(`Error: ${failure ? failure.message : error instanceof Error ? error.message : String(error)}`);

@@ -2,8 +2,7 @@
  * Resumability for Streamable HTTP: every SSE event of a session is kept (bounded) so a client
  * that reconnects with `Last-Event-ID` gets what it missed on that stream.
  */
-import type { EventId, EventStore, StreamId } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { EventId, EventStore, JSONRPCMessage, StreamId } from "@modelcontextprotocol/server";
 
 interface StoredEvent {
   streamId: StreamId;

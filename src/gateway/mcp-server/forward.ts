@@ -3,10 +3,9 @@
  * caller), the downstream abort signal cancels the upstream request, and upstream progress is
  * relayed with the downstream client's own progress token.
  */
-import type { AnySchema, SchemaOutput } from "@modelcontextprotocol/sdk/server/zod-compat.js";
-import { ErrorCode, McpError, type Progress } from "@modelcontextprotocol/sdk/types.js";
-import { relayError } from "./errors.ts";
-import type { UpstreamClient } from "../../mcp/pool.ts";
+import type { Progress, StandardSchemaV1 } from "@modelcontextprotocol/server";
+import { ErrorCode, mcpError, relayError } from "./errors.ts";
+import type { SchemaOutput, UpstreamClient } from "../../mcp/pool.ts";
 import type { RequestExtra } from "./types.ts";
 
 type Params = Record<string, unknown> & { _meta?: Record<string, unknown> };
@@ -55,7 +54,7 @@ export class ProgressRoutes {
 /** Sends `notifications/progress` to the downstream client for its token. */
 export function progressRelay(extra: RequestExtra, token: string | number): (progress: Progress) => void {
   return (progress) => {
-    extra.sendNotification({ method: "notifications/progress", params: { ...progress, progressToken: token } }).catch(() => undefined);
+    extra.mcpReq.notify({ method: "notifications/progress", params: { ...progress, progressToken: token } }).catch(() => undefined);
   };
 }
 
@@ -69,7 +68,7 @@ export interface Forwarding {
 /** The longest delay setTimeout takes. */
 const NO_SDK_TIMEOUT = 2_147_483_647;
 
-export async function forwardRequest<S extends AnySchema>(
+export async function forwardRequest<S extends StandardSchemaV1>(
   client: UpstreamClient,
   method: string,
   params: Params | undefined,
@@ -79,10 +78,15 @@ export async function forwardRequest<S extends AnySchema>(
   // Aborted by the client's cancellation, or when the server stays silent too long (the SDK's
   // own timeout cannot be reset by progress the gateway routes itself).
   const controller = new AbortController();
-  const cancel = () => controller.abort(extra.signal.reason);
-  extra.signal.addEventListener("abort", cancel, { once: true });
-  if (extra.signal.aborted) cancel();
-  const expire = () => controller.abort(new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: timeoutMs }));
+  const signal = extra.mcpReq.signal;
+  const cancel = () => controller.abort(signal.reason);
+  signal.addEventListener("abort", cancel, { once: true });
+  if (signal.aborted) cancel();
+  let expired = false;
+  const expire = () => {
+    expired = true;
+    controller.abort(new Error("Request timed out"));
+  };
   let timer = setTimeout(expire, timeoutMs);
   const downstreamToken = progressTokenOf(params);
   const relay = downstreamToken === undefined ? undefined : progressRelay(extra, downstreamToken);
@@ -101,10 +105,11 @@ export async function forwardRequest<S extends AnySchema>(
       timeoutMs: NO_SDK_TIMEOUT,
     });
   } catch (error) {
+    if (expired) throw mcpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: timeoutMs });
     throw relayError(error);
   } finally {
     clearTimeout(timer);
-    extra.signal.removeEventListener("abort", cancel);
+    signal.removeEventListener("abort", cancel);
     if (token !== undefined) progress.close(token);
   }
 }

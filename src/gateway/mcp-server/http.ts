@@ -26,16 +26,16 @@
  *   the instance that sent it (its events are kept in that process).
  */
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import {
   isInitializeRequest,
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
+  WebStandardStreamableHTTPServerTransport,
   type ClientCapabilities,
   type Implementation,
   type InitializeRequest,
   type LoggingLevel,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/server";
 import type { Hono, MiddlewareHandler } from "hono";
 import type { GatewayConfig } from "../../core/config/index.ts";
 import type { Logger } from "../../core/logger.ts";

@@ -17,27 +17,9 @@
  * allowed folders with them, for every user of the gateway).
  */
 import { GATEWAY_CLIENT_CAPABILITIES } from "../../mcp/client/capabilities.ts";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { AnySchema, SchemaOutput } from "@modelcontextprotocol/sdk/server/zod-compat.js";
+import { CallToolResultSchema, CompleteResultSchema, ElicitResultSchema, ListRootsResultSchema, CreateMessageResultSchema, CreateMessageResultWithToolsSchema, ResultSchema } from "@modelcontextprotocol/core";
 import {
-  CallToolResultSchema,
-  CompleteResultSchema,
-  CreateMessageRequestSchema,
-  CreateMessageResultSchema,
-  CreateMessageResultWithToolsSchema,
-  ElicitationCompleteNotificationSchema,
-  ElicitRequestSchema,
-  ElicitResultSchema,
-  ErrorCode,
-  ListRootsRequestSchema,
-  ListRootsResultSchema,
-  LoggingLevelSchema,
-  LoggingMessageNotificationSchema,
-  ProgressNotificationSchema,
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  ResourceUpdatedNotificationSchema,
-  ResultSchema,
+  Server,
   type CallToolRequest,
   type CallToolResult,
   type CompleteRequest,
@@ -47,14 +29,15 @@ import {
   type Prompt,
   type ReadResourceRequest,
   type Resource,
-  type ResourceTemplate,
+  type ResourceTemplateType as ResourceTemplate,
   type ServerCapabilities,
   type ServerNotification,
+  type StandardSchemaV1,
   type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/server";
 import type { GatewayConfig } from "../../core/config/index.ts";
 import type { Logger } from "../../core/logger.ts";
-import type { McpPool, UpstreamClient, UpstreamHandlers } from "../../mcp/pool.ts";
+import type { McpPool, SchemaOutput, UpstreamClient, UpstreamHandlers } from "../../mcp/pool.ts";
 import type { ToolSet } from "../../core/index.ts";
 import type { GatewayTools } from "../shared/deps.ts";
 import type { KeyLimits } from "../shared/key-limits.ts";
@@ -62,7 +45,7 @@ import { keyTools, serverAllowed, serversRefusal, type KeyPolicy } from "../shar
 import type { ProviderEntry } from "../routing/providers.ts";
 import { CHAT_TOOL_NAME, chatToolDefinition, runChatTool, type ChatToolDeps } from "./chat-tool.ts";
 import { compileToolFilter } from "../../mcp/registry/tool-filter.ts";
-import { mcpError, relayError } from "./errors.ts";
+import { ErrorCode, mcpError, relayError } from "./errors.ts";
 import { namespaceOwner } from "./namespace.ts";
 import { forwardRequest, ProgressRoutes } from "./forward.ts";
 import { PromptRouter } from "./prompts.ts";
@@ -114,7 +97,7 @@ export interface SessionOptions {
   key?: KeyPolicy | undefined;
 }
 
-const LEVELS = LoggingLevelSchema.options;
+const LEVELS: readonly LoggingLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
 
 export const GATEWAY_CAPABILITIES: ServerCapabilities = {
   tools: { listChanged: true },
@@ -212,15 +195,15 @@ export class McpHub {
    */
   readonly upstreamHandlers: UpstreamHandlers = (name, upstream) => {
     upstream.declareCapabilities(GATEWAY_CLIENT_CAPABILITIES);
-    upstream.onRequest(CreateMessageRequestSchema, (request, signal) => this.onSampling(name, request.params, signal));
-    upstream.onRequest(ElicitRequestSchema, (request, signal) => this.onElicitation(name, request.params, signal));
-    upstream.onRequest(ListRootsRequestSchema, (request, signal) => this.onListRoots(name, request.params, signal));
-    upstream.onNotification(ProgressNotificationSchema, (n) => this.progress.deliver(n.params));
-    upstream.onNotification(LoggingMessageNotificationSchema, (n) => this.onLog(name, n.params));
-    upstream.onNotification(ResourceUpdatedNotificationSchema, (n) => this.onResourceUpdated(n.params.uri, n.params));
-    upstream.onNotification(ResourceListChangedNotificationSchema, () => this.notifyAll({ method: "notifications/resources/list_changed" }));
-    upstream.onNotification(PromptListChangedNotificationSchema, () => this.notifyAll({ method: "notifications/prompts/list_changed" }));
-    upstream.onNotification(ElicitationCompleteNotificationSchema, (n) => {
+    upstream.onRequest("sampling/createMessage", (request, signal) => this.onSampling(name, request.params, signal) as never);
+    upstream.onRequest("elicitation/create", (request, signal) => this.onElicitation(name, request.params, signal) as never);
+    upstream.onRequest("roots/list", (request, signal) => this.onListRoots(name, request.params, signal) as never);
+    upstream.onNotification("notifications/progress", (n) => this.progress.deliver(n.params));
+    upstream.onNotification("notifications/message", (n) => this.onLog(name, n.params));
+    upstream.onNotification("notifications/resources/updated", (n) => this.onResourceUpdated(n.params.uri, n.params));
+    upstream.onNotification("notifications/resources/list_changed", () => this.notifyAll({ method: "notifications/resources/list_changed" }));
+    upstream.onNotification("notifications/prompts/list_changed", () => this.notifyAll({ method: "notifications/prompts/list_changed" }));
+    upstream.onNotification("notifications/elicitation/complete", (n) => {
       const target = this.target(name, "notifications/elicitation/complete");
       if ("refused" in target) return;
       if (target.session.server.getClientCapabilities()?.elicitation?.url) void this.notify(target.session, { method: "notifications/elicitation/complete", params: n.params }, target.related);
@@ -281,12 +264,12 @@ export class McpHub {
     return { refused: mcpError(ErrorCode.InvalidRequest, `The gateway refused ${what}: ${why}`), outside: attribution.kind === "outside" };
   }
 
-  private async requestClient<S extends AnySchema>(target: Target, request: { method: string; params?: unknown }, schema: S, signal: AbortSignal): Promise<SchemaOutput<S>> {
+  private async requestClient<S extends StandardSchemaV1>(target: Target, request: { method: string; params?: unknown }, schema: S, signal: AbortSignal): Promise<SchemaOutput<S>> {
     const options = { signal, timeout: this.options.clientRequestTimeoutMs ?? 10 * 60_000 };
     try {
       if (target.related) {
         try {
-          return await target.related.sendRequest(request as never, schema, options);
+          return await target.related.mcpReq.send(request as never, schema, options);
         } catch (error) {
           // The request's stream is gone (answered meanwhile): ask on the session's own stream.
           if (!(error instanceof Error) || !/No connection established/.test(error.message)) throw error;
@@ -359,7 +342,7 @@ export class McpHub {
   private async notify(session: DownstreamSession, notification: ServerNotification, related?: RequestExtra): Promise<void> {
     if (related) {
       try {
-        await related.sendNotification(notification);
+        await related.mcpReq.notify(notification);
         return;
       } catch {
         // The request was answered meanwhile: fall through to the session's stream.

@@ -4,13 +4,13 @@
  * disambiguated by the same rules (src/mcp/names.ts), so the map back to (server, original
  * name) is exact.
  */
-import { ListPromptsResultSchema, type Prompt } from "@modelcontextprotocol/sdk/types.js";
+import { ListPromptsResultSchema } from "@modelcontextprotocol/core";
+import type { Prompt } from "@modelcontextprotocol/server";
 import type { Logger } from "../../core/logger.ts";
 import { buildToolNameMap, type ToolNameMap, type ToolRef } from "../../mcp/names.ts";
-import { mcpError } from "./errors.ts";
+import { ErrorCode, mcpError } from "./errors.ts";
 import { namespaceOwner } from "./namespace.ts";
 import type { Upstream } from "./types.ts";
-import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 
 export class PromptRouter {
   private map: ToolNameMap = { names: new Map(), byOriginal: new Map(), collisions: [] };

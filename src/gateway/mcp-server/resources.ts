@@ -11,13 +11,8 @@
  * - Lists are fetched fresh from every server on each list request (all pages, returned as one
  *   page), so what a client sees is what the servers have now.
  */
-import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
-import {
-  ListResourcesResultSchema,
-  ListResourceTemplatesResultSchema,
-  type Resource,
-  type ResourceTemplate,
-} from "@modelcontextprotocol/sdk/types.js";
+import { ListResourcesResultSchema, ListResourceTemplatesResultSchema } from "@modelcontextprotocol/core";
+import { UriTemplate, type Resource, type ResourceTemplateType as ResourceTemplate } from "@modelcontextprotocol/server";
 import type { Logger } from "../../core/logger.ts";
 import { mcpError, RESOURCE_NOT_FOUND } from "./errors.ts";
 import type { Upstream } from "./types.ts";

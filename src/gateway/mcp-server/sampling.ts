@@ -3,10 +3,10 @@
  * clients that do not support sampling: the MCP messages become the neutral conversation, one
  * model call is made (retries and fallbacks as configured), and its text is the answer.
  */
-import { ErrorCode, type CreateMessageRequest, type CreateMessageResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CreateMessageRequest, CreateMessageResult } from "@modelcontextprotocol/server";
 import type { ChatRequest, Message, UserContent } from "../../core/index.ts";
 import { resilientModel } from "../routing/resilient-model.ts";
-import { mcpError } from "./errors.ts";
+import { ErrorCode, mcpError } from "./errors.ts";
 import { NO_TOOLS, resolve, type ModelDeps } from "./model-runner.ts";
 
 type SamplingParams = CreateMessageRequest["params"];

@@ -3,7 +3,7 @@
  * protocol messages (the logger writes to stderr). `closed` resolves, with the reason, when the
  * client goes away (stdin ends, or the transport closes) or `stop()` is called.
  */
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import type { Readable, Writable } from "node:stream";
 import type { McpHub } from "./hub.ts";
 

@@ -1,11 +1,9 @@
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { LoggingLevel, Server, ServerCapabilities, ServerContext } from "@modelcontextprotocol/server";
 import type { KeyPolicy, ServerConfig } from "../../core/config/index.ts";
 import type { UpstreamClient } from "../../mcp/pool.ts";
-import type { LoggingLevel, ServerCapabilities, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 
 /** What a downstream request handler gets from the SDK (abort signal, related sends, _meta). */
-export type RequestExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+export type RequestExtra = ServerContext;
 
 /** A connected upstream MCP server, in config order. */
 export interface Upstream {

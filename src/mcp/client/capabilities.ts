@@ -5,7 +5,7 @@
  * lists tools — `serve`, `stdio`, and the `tools` and `check` commands — declares the same set,
  * and what they show is what a model gets.
  */
-import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import type { ClientCapabilities } from "@modelcontextprotocol/client";
 import type { UpstreamHandlers } from "./upstream.ts";
 
 export const GATEWAY_CLIENT_CAPABILITIES: ClientCapabilities = { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } };

@@ -5,14 +5,7 @@
  * server's start timeout (a hung one fails and is retried like a crash); a command that cannot
  * be run at all (ENOENT, EACCES) fails at once, named, and is not retried.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import {
-  CallToolResultSchema,
-  ToolListChangedNotificationSchema,
-  type CallToolResult,
-  type JSONRPCMessage,
-  type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+import { Client, type CallToolResult, type JSONRPCMessage, type Tool } from "@modelcontextprotocol/client";
 import type { ServerConfig } from "../../core/config/index.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { ToolProgress } from "../../core/index.ts";
@@ -201,7 +194,9 @@ export class McpConnection {
   private async connect(): Promise<void> {
     const started = Date.now();
     this.setState({ status: "starting", attempts: this.state.attempts + 1 });
-    const client = new Client(this.options.clientInfo ?? { name: "mcp-gateway", version: "0.1.0" }, { capabilities: {} });
+    // Lists are walked whole by the SDK (its cache then knows every tool's outputSchema, which
+    // callTool validates structuredContent against), up to MAX_TOOL_PAGES pages.
+    const client = new Client(this.options.clientInfo ?? { name: "mcp-gateway", version: "0.1.0" }, { capabilities: {}, listMaxPages: MAX_TOOL_PAGES });
     this.options.upstreamHandlers?.(this.name, handlerRegistry(client));
     // Set before connecting (Protocol reads `onclose` when the transport closes): it tells
     // close() when the child is really gone, and reports crashes of a ready server.
@@ -228,7 +223,7 @@ export class McpConnection {
         onMessage: (message) => this.routeProgress(message),
         marker,
       });
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refreshTools());
+      client.setNotificationHandler("notifications/tools/list_changed", () => this.refreshTools());
       waitingFor = "the tools/list answer";
       const tools = await this.listAllTools(client);
       return { opened, tools };
@@ -313,27 +308,14 @@ export class McpConnection {
     });
   }
 
-  private async listAllTools(client: Client): Promise<Tool[]> {
-    const tools: Tool[] = [];
-    let cursor: string | undefined;
-    let pages = 0;
-    const seen = new Set<string>();
-    do {
-      const page = await client.listTools(cursor === undefined ? {} : { cursor });
-      tools.push(...page.tools);
-      cursor = page.nextCursor;
-      pages++;
-      // A server that never stops paging (or repeats a cursor) must not hang the start-up.
-      if (cursor !== undefined && (seen.has(cursor) || pages >= MAX_TOOL_PAGES)) {
-        this.options.logger.warn({ server: this.name, pages }, "tools/list pagination stopped: repeated cursor or too many pages");
-        break;
-      }
-      if (cursor !== undefined) seen.add(cursor);
-    } while (cursor);
-    // The SDK client caches per-tool metadata (output-schema validators, task support) from
-    // each listTools page, replacing what the previous page cached: with pagination only the
-    // last page's tools would get their structuredContent validated. Cache the whole list.
-    if (pages > 1) (client as unknown as { cacheToolMetadata?: (tools: Tool[]) => void }).cacheToolMetadata?.(tools);
+  /**
+   * Every page of the server's tools. The SDK walks the pages (stopping at a repeated cursor,
+   * failing past MAX_TOOL_PAGES: a server that never stops paging must not hang the start-up)
+   * and caches the whole list, so that the output schema of a tool on any page is known when it
+   * is called. `fresh`: never an answer from the SDK's cache (after a list_changed).
+   */
+  private async listAllTools(client: Client, fresh = false): Promise<Tool[]> {
+    const { tools } = await client.listTools(undefined, fresh ? { cacheMode: "refresh" } : undefined);
     return tools;
   }
 
@@ -341,7 +323,7 @@ export class McpConnection {
     const client = this.client;
     if (!client || this.state.status !== "ready") return;
     try {
-      this.toolList = await this.listAllTools(client);
+      this.toolList = await this.listAllTools(client, true);
       this.setState({});
       this.options.logger.info({ server: this.name, tools: this.toolList.length }, "mcp server tools changed");
       this.options.onToolsChanged?.();
@@ -443,7 +425,7 @@ export class McpConnection {
     const token = options.onProgress ? `gateway-progress-${++this.progressTokens}` : undefined;
     if (token) this.progressHandlers.set(token, options.onProgress!);
     try {
-      const result = await client.callTool({ name, arguments: args, ...(token ? { _meta: { progressToken: token } } : {}) }, CallToolResultSchema, {
+      const result = await client.callTool({ name, arguments: args, ...(token ? { _meta: { progressToken: token } } : {}) }, {
         ...(options.signal ? { signal: options.signal } : {}),
         timeout: options.timeoutMs ?? this.config.timeoutMs,
       });

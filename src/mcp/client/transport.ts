@@ -4,12 +4,8 @@
  * section recommends.
  */
 import { existsSync } from "node:fs";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { SSEClientTransport, StreamableHTTPClientTransport, type Client, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/client";
+import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
 import type { RemoteServerConfig, ServerConfig, StdioServerConfig } from "../../core/config/index.ts";
 import { createFastFetch } from "../../core/fast-fetch.ts";
 import { MARKER_VARIABLE } from "./server-processes.ts";
@@ -141,14 +137,20 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** The SDK's Streamable HTTP error carries the status as `code`, and the page's body as the message. */
+/** The HTTP status of a transport error: the SDK's Streamable HTTP error carries it as `status` (its SSE error as a numeric `code`). */
+function httpStatus(error: unknown): number | undefined {
+  const { status, code } = (error ?? {}) as { status?: unknown; code?: unknown };
+  return typeof status === "number" ? status : typeof code === "number" ? code : undefined;
+}
+
+/** The status and the start of the page's body (the SDK's message). */
 function httpErrorText(error: unknown): string {
-  const code = (error as { code?: unknown }).code;
-  const body = errorText(error).replace(/^Streamable HTTP error: /, "").split("\n")[0]!.slice(0, 120);
-  return typeof code === "number" ? `HTTP ${code} (${body})` : body;
+  const status = httpStatus(error);
+  const body = errorText(error).replace(/^(Streamable HTTP error: |Error POSTing to endpoint: )/, "").split("\n")[0]!.slice(0, 120);
+  return status === undefined ? body : `HTTP ${status} (${body})`;
 }
 
 function looksLikeLegacySse(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  return typeof code === "number" && code >= 400 && code < 500 && code !== 401 && code !== 403;
+  const status = httpStatus(error);
+  return status !== undefined && status >= 400 && status < 500 && status !== 401 && status !== 403;
 }

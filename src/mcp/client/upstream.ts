@@ -3,9 +3,7 @@
  * (src/gateway/mcp-server) uses it to forward requests and to receive what the server sends
  * back. Only src/mcp holds SDK `Client` objects: the gateway sees these two small interfaces.
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { AnyObjectSchema, AnySchema, SchemaOutput } from "@modelcontextprotocol/sdk/server/zod-compat.js";
-import type { ClientCapabilities, ClientNotification, ClientRequest, ClientResult, ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import type { Client, ClientCapabilities, ClientContext, NotificationMethod, NotificationTypeMap, RequestMethod, RequestTypeMap, ResultTypeMap, ServerCapabilities, StandardSchemaV1 } from "@modelcontextprotocol/client";
 
 /** Any MCP request or notification: the gateway forwards methods it does not know itself. */
 export interface UpstreamMessage {
@@ -19,6 +17,9 @@ export interface UpstreamRequestOptions {
   timeoutMs: number;
 }
 
+/** The output type of a result schema (any Standard Schema, such as the spec's Zod schemas in @modelcontextprotocol/core). */
+export type SchemaOutput<S extends StandardSchemaV1> = StandardSchemaV1.InferOutput<S>;
+
 /**
  * One ready session of an upstream server. A restarted server is a new session and gets a new
  * UpstreamClient, so its identity tells sessions apart (the hub's lists may have changed).
@@ -29,9 +30,22 @@ export interface UpstreamClient {
   /** The server's `instructions` from initialize, if any. */
   readonly instructions: string | undefined;
   /** Sends a request and validates the result with `resultSchema`. */
-  request<S extends AnySchema>(request: UpstreamMessage, resultSchema: S, options: UpstreamRequestOptions): Promise<SchemaOutput<S>>;
+  request<S extends StandardSchemaV1>(request: UpstreamMessage, resultSchema: S, options: UpstreamRequestOptions): Promise<SchemaOutput<S>>;
   notify(notification: UpstreamMessage): Promise<void>;
 }
+
+/** The server->client requests the gateway relays (sampling, elicitation, roots). */
+export type RelayedRequestMethod = Extract<RequestMethod, "sampling/createMessage" | "elicitation/create" | "roots/list">;
+/** The server->client notifications the gateway handles. */
+export type RelayedNotificationMethod = Extract<
+  NotificationMethod,
+  | "notifications/progress"
+  | "notifications/message"
+  | "notifications/resources/updated"
+  | "notifications/resources/list_changed"
+  | "notifications/prompts/list_changed"
+  | "notifications/elicitation/complete"
+>;
 
 /**
  * Where PoolOptions.upstreamHandlers declares the client side the gateway offers a server and
@@ -41,9 +55,9 @@ export interface UpstreamClient {
 export interface UpstreamHandlerRegistry {
   /** Client capabilities to declare (merged with what was declared before). */
   declareCapabilities(capabilities: ClientCapabilities): void;
-  /** A server->client request (sampling, elicitation, roots); a thrown McpError becomes the error response. */
-  onRequest<T extends AnyObjectSchema>(schema: T, handler: (request: SchemaOutput<T>, signal: AbortSignal) => ClientResult | Promise<ClientResult>): void;
-  onNotification<T extends AnyObjectSchema>(schema: T, handler: (notification: SchemaOutput<T>) => void | Promise<void>): void;
+  /** A server->client request (sampling, elicitation, roots); a thrown error with a JSON-RPC `code` becomes the error response. */
+  onRequest<M extends RelayedRequestMethod>(method: M, handler: (request: RequestTypeMap[M], signal: AbortSignal) => ResultTypeMap[M] | Promise<ResultTypeMap[M]>): void;
+  onNotification<M extends RelayedNotificationMethod>(method: M, handler: (notification: NotificationTypeMap[M]) => void | Promise<void>): void;
 }
 
 /** Installs a server's handlers; see UpstreamHandlerRegistry. */
@@ -52,8 +66,9 @@ export type UpstreamHandlers = (server: string, registry: UpstreamHandlerRegistr
 export function handlerRegistry(client: Client): UpstreamHandlerRegistry {
   return {
     declareCapabilities: (capabilities) => client.registerCapabilities(capabilities),
-    onRequest: (schema, handler) => client.setRequestHandler(schema, (request, extra) => handler(request, extra.signal)),
-    onNotification: (schema, handler) => client.setNotificationHandler(schema, handler),
+    onRequest: (method, handler) =>
+      client.setRequestHandler(method, ((request: never, ctx: ClientContext) => handler(request, ctx.mcpReq.signal)) as never),
+    onNotification: (method, handler) => client.setNotificationHandler(method, handler as never),
   };
 }
 
@@ -64,7 +79,7 @@ export function upstreamClient(client: Client): UpstreamClient {
     instructions: client.getInstructions(),
     // The casts: the gateway forwards requests and notifications of any method, not only the ones the SDK types.
     request: (request, resultSchema, { signal, timeoutMs }) =>
-      client.request(request as ClientRequest, resultSchema, { ...(signal ? { signal } : {}), timeout: timeoutMs }),
-    notify: (notification) => client.notification(notification as ClientNotification),
+      client.request(request as never, resultSchema, { ...(signal ? { signal } : {}), timeout: timeoutMs }) as Promise<never>,
+    notify: (notification) => client.notification(notification as never),
   };
 }

@@ -4,7 +4,7 @@
  * builds a new one. Everything derived from the tools (each provider's schemas, argument
  * validators, per-server views) is computed once per snapshot and cached — never per request.
  */
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/client";
 import type { SchemaTarget, ToolCallBlock, ToolCallContext, ToolDefinition, ToolResultBlock, ToolSet } from "../../core/index.ts";
 import { normalizeSchema, restoreArguments } from "../../core/schema/index.ts";
 import { compileArgumentCheck, type ArgumentCheck } from "./validate-arguments.ts";
@@ -145,7 +145,7 @@ function describeCallError(error: unknown, signal: AbortSignal | undefined): str
   // made a cancelled call read "did not answer in time".
   if (signal?.aborted) return `the call was cancelled (${message})`;
   const code = (error as { code?: unknown }).code;
-  // -32001 is the MCP SDK's RequestTimeout.
-  if (code === -32001) return `the tool did not answer in time (${message})`;
+  // The MCP SDK's RequestTimeout (a local SdkError; -32001 from a server that relays one).
+  if (code === "REQUEST_TIMEOUT" || code === -32001) return `the tool did not answer in time (${message})`;
   return message;
 }

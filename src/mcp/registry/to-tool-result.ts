@@ -1,5 +1,5 @@
 /** MCP CallToolResult -> the neutral tool-result block. */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/client";
 import type { ToolResultBlock, ToolResultContent } from "../../core/index.ts";
 
 type McpContent = CallToolResult["content"][number];
