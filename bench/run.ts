@@ -3,8 +3,9 @@
  * the same run (and, for scale, a bare Node proxy: bench/bare-proxy.mjs). Starts a local fake
  * upstream, server-everything over Streamable HTTP, and the
  * gateway (as a user runs it: `node bin/mcp-gateway.js serve`), each in its own process on
- * 127.0.0.1. Prints a table and writes bench/results.json. BENCH_SECONDS sets the duration of
- * each throughput run (default 5).
+ * 127.0.0.1. Prints a table and the targets of issue 19 (bench/targets.ts) as same-run ratios,
+ * writes bench/results.json, and exits non-zero when a target is missed. BENCH_SECONDS sets the
+ * duration of each throughput run (default 5).
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -16,6 +17,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { percentile, sequentialLatency, throughput, type Latency, type Throughput } from "./measure.ts";
 import { cpuSeconds, freePort, start, watchRss, type Running } from "./processes.ts";
 import { startRedis } from "../test/helpers/redis-server.ts";
+import { judge, type Verdict } from "./targets.ts";
 
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -34,7 +36,7 @@ const results: Record<string, unknown> = {};
 const f = (n: number, digits = 2) => n.toFixed(digits);
 
 async function startAll(): Promise<{ fake: Running; bare: Running; everything: Running; gateway: Running }> {
-  const [fakePort, barePort, everythingPort, gatewayPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const [fakePort, barePort, everythingPort] = [await freePort(), await freePort(), await freePort()];
   const fake = await start(node, [join(root, "bench", "fake-upstream.mjs")], { env: { PORT: String(fakePort) }, ready: /listening/, port: fakePort });
   const bare = await start(node, [join(root, "bench", "bare-proxy.mjs")], {
     env: { PORT: String(barePort), UPSTREAM: `http://127.0.0.1:${fakePort}/v1/chat/completions` },
@@ -46,14 +48,19 @@ async function startAll(): Promise<{ fake: Running; bare: Running; everything: R
     ["--require", join(root, "test", "helpers", "loopback-preload.cjs"), join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js"), "streamableHttp"],
     { env: { PORT: String(everythingPort) }, ready: /listening on port/i, port: everythingPort },
   );
-  const config = gatewayConfig(fakePort, everythingPort, gatewayPort);
-  const gateway = await start(node, [join(root, "bin", "mcp-gateway.js"), "serve", "--config", config], {
+  const gateway = await startGateway(fakePort, everythingPort);
+  return { fake, bare, everything, gateway };
+}
+
+/** `node bin/mcp-gateway.js serve` on a free port, over the fake upstream and server-everything. */
+async function startGateway(fakePort: number, everythingPort: number): Promise<Running> {
+  const port = await freePort();
+  return start(node, [join(root, "bin", "mcp-gateway.js"), "serve", "--config", gatewayConfig(fakePort, everythingPort, port)], {
     // Info level, as in production: one log line per request is part of the cost.
     env: { LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "info" },
     ready: /listening on/,
-    port: gatewayPort,
+    port,
   });
-  return { fake, bare, everything, gateway };
 }
 
 /** The gateway's config file: the fake providers, server-everything over HTTP, and `gateway` fields. */
@@ -88,7 +95,7 @@ async function passThrough(fakeUrl: string, gatewayUrl: string, gatewayPid: numb
     const label = stream ? "streaming" : "non-streaming";
     const direct = await sequentialLatency(fakeUrl, chat("m", stream), 2000);
     const via = await sequentialLatency(gatewayUrl, chat("fake/m", stream), 2000, { "x-mcp-servers": "none" });
-    results[`latency_${label}_c1`] = { direct, gateway: via, addedP50Ms: via.p50 - direct.p50 };
+    results[`latency_${label}_c1`] = { direct, gateway: via, addedP50Ms: via.p50 - direct.p50, addedTtfbP50Ms: via.ttfbP50! - direct.ttfbP50! };
     rows.push({ scenario: `${label} latency p50 / p99, 1 conn (ms)`, direct: `${f(direct.p50)} / ${f(direct.p99)}`, gateway: `${f(via.p50)} / ${f(via.p99)}`, ratio: `+${f(via.p50 - direct.p50, 3)} ms` });
     if (stream) rows.push({ scenario: "stream time to first byte p50 (ms)", direct: f(direct.ttfbP50!), gateway: f(via.ttfbP50!), ratio: `+${f(via.ttfbP50! - direct.ttfbP50!, 3)} ms` });
     for (const connections of [1, 16, 64]) {
@@ -143,18 +150,40 @@ async function responsesDoor(fakePort: number, gatewayPort: number, gatewayPid: 
   }
 }
 
-/** For scale: the least any JSON proxy costs here (bench/bare-proxy.mjs), at 16 connections. */
+/**
+ * The least any JSON proxy costs here (bench/bare-proxy.mjs), measured the way the gateway is:
+ * throughput and CPU at 16 connections, added latency and time to first byte at one, and the
+ * time of a 200-chunk stream. The targets (bench/targets.ts) hold the gateway against these.
+ */
 async function bareProxy(fakeUrl: string, bare: Running): Promise<void> {
+  const bareUrl = `http://127.0.0.1:${bare.port}/`;
+  for (const stream of [false, true]) {
+    const label = stream ? "streaming" : "non-streaming";
+    const direct = await sequentialLatency(fakeUrl, chat("m", stream), 2000);
+    const via = await sequentialLatency(bareUrl, chat("fake/m", stream), 2000);
+    results[`bare_proxy_latency_${label}_c1`] = { direct, bareProxy: via, addedP50Ms: via.p50 - direct.p50, addedTtfbP50Ms: via.ttfbP50! - direct.ttfbP50! };
+    rows.push({ scenario: `bare proxy: ${label} latency p50 / p99, 1 conn (ms)`, direct: `${f(direct.p50)} / ${f(direct.p99)}`, gateway: `${f(via.p50)} / ${f(via.p99)}`, ratio: `+${f(via.p50 - direct.p50, 3)} ms` });
+    if (stream) rows.push({ scenario: "bare proxy: stream time to first byte p50 (ms)", direct: f(direct.ttfbP50!), gateway: f(via.ttfbP50!), ratio: `+${f(via.ttfbP50! - direct.ttfbP50!, 3)} ms` });
+  }
   const d = await throughput(fakeUrl, chat("m", false), 16, SECONDS);
-  const b = await withCpu(bare.child.pid!, () => throughput(`http://127.0.0.1:${bare.port}/`, chat("fake/m", false), 16, SECONDS));
+  const b = await withCpu(bare.child.pid!, () => throughput(bareUrl, chat("fake/m", false), 16, SECONDS));
   results.bare_proxy_non_streaming_c16 = { direct: d, bareProxy: b };
-  rows.push(throughputRow("for scale: bare Node proxy req/s, 16 conn", d, b));
+  rows.push(throughputRow("bare proxy: non-streaming req/s, 16 conn", d, b));
+  const longDirect = await sequentialLatency(fakeUrl, chat("m", true, "long-answer"), 500);
+  const longBare = await sequentialLatency(bareUrl, chat("fake/m", true, "long-answer"), 500);
+  results.bare_proxy_long_stream_latency_c1 = { direct: longDirect, bareProxy: longBare };
+  rows.push({ scenario: "bare proxy: 200-chunk stream p50 / p99, 1 conn (ms)", direct: `${f(longDirect.p50)} / ${f(longDirect.p99)}`, gateway: `${f(longBare.p50)} / ${f(longBare.p99)}`, ratio: `${f(longBare.p50 / longDirect.p50)}×` });
 }
 
 /** Long streamed answers (200 chunks each, sent by the upstream in one burst): the per-event cost. */
 async function longStreams(fakeUrl: string, gatewayUrl: string, gatewayPid: number): Promise<void> {
+  const body = chat("fake/m", true, "long-answer");
+  const direct = await sequentialLatency(fakeUrl, chat("m", true, "long-answer"), 500);
+  const via = await sequentialLatency(gatewayUrl, body, 500, { "x-mcp-servers": "none" });
+  results.long_stream_latency_c1 = { direct, gateway: via };
+  rows.push({ scenario: "200-chunk stream p50 / p99, 1 conn (ms)", direct: `${f(direct.p50)} / ${f(direct.p99)}`, gateway: `${f(via.p50)} / ${f(via.p99)}`, ratio: `${f(via.p50 / direct.p50)}×` });
   const d = await throughput(fakeUrl, chat("m", true, "long-answer"), 16, SECONDS);
-  const g = await withCpu(gatewayPid, () => throughput(gatewayUrl, chat("fake/m", true, "long-answer"), 16, SECONDS, { "x-mcp-servers": "none" }));
+  const g = await withCpu(gatewayPid, () => throughput(gatewayUrl, body, 16, SECONDS, { "x-mcp-servers": "none" }));
   results.throughput_streaming_200_chunks_c16 = { direct: d, gateway: g };
   rows.push(throughputRow("streaming 200-chunk answers req/s, 16 conn", d, g));
 }
@@ -249,7 +278,20 @@ async function mcpToolCall(everythingPort: number, gatewayPort: number): Promise
   rows.push({ scenario: "MCP tools/call p50 / p99 (ms)", direct: `${f(direct.p50)} / ${f(direct.p99)}`, gateway: `${f(via.p50)} / ${f(via.p99)}`, ratio: `+${f(via.p50 - direct.p50, 3)} ms` });
 }
 
-async function conversations(gateway: Running, count: number): Promise<void> {
+/**
+ * `count` streamed conversations at once, each asking for one MCP tool call, on a gateway of
+ * their own: its peak RSS is what they take, not the heap the throughput runs left behind.
+ */
+async function conversations(fakePort: number, everythingPort: number, count: number): Promise<void> {
+  const gateway = await startGateway(fakePort, everythingPort);
+  try {
+    await conversationsOn(gateway, count);
+  } finally {
+    await gateway.stop();
+  }
+}
+
+async function conversationsOn(gateway: Running, count: number): Promise<void> {
   const peak = watchRss(gateway.child.pid!);
   const started = performance.now();
   const outcomes = await Promise.all(
@@ -297,18 +339,35 @@ async function main(): Promise<void> {
     if (wanted("long")) await longStreams(fakeUrl, gatewayUrl, gateway.child.pid!);
     if (wanted("mcp")) await mcpToolCall(everything.port, gateway.port);
     if (wanted("workers")) await workers(fake.port, everything.port, gateway);
-    // Peak RSS is the process's high-water mark: after the throughput runs it includes their heap.
-    if (wanted("conversations")) await conversations(gateway, 1000);
+    if (wanted("conversations")) await conversations(fake.port, everything.port, 1000);
   } finally {
     await Promise.all([gateway.stop(), everything.stop(), bare.stop(), fake.stop()]);
   }
   printTable(rows);
   if (rows.length > 0 && workerRows.length > 0) process.stdout.write("\n");
   printTable(workerRows, { scenario: "--workers (same load)", direct: "one process, memory store", gateway: "--workers 2, Redis store", ratio: "2 workers vs one" });
+  const verdicts = judge(results);
+  printVerdicts(verdicts);
   // A partial run prints its rows only: bench/results.json keeps the last full run.
-  if (only !== undefined) return;
-  const machine = { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version };
-  writeFileSync(join(root, "bench", "results.json"), `${JSON.stringify({ date: new Date().toISOString(), machine, seconds: SECONDS, results }, null, 2)}\n`);
+  if (only === undefined) {
+    const machine = { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version };
+    writeFileSync(join(root, "bench", "results.json"), `${JSON.stringify({ date: new Date().toISOString(), machine, seconds: SECONDS, results, targets: verdicts }, null, 2)}\n`);
+  }
+  const missed = verdicts.filter((v) => !v.met).length;
+  if (missed > 0) {
+    process.stdout.write(`\n${missed} of ${verdicts.length} targets missed\n`);
+    process.exitCode = 1;
+  }
+}
+
+/** The targets this run measured, met or missed (bench/targets.ts). */
+function printVerdicts(verdicts: Verdict[]): void {
+  if (verdicts.length === 0) return;
+  process.stdout.write("\n");
+  printTable(
+    verdicts.map((v) => ({ scenario: v.target, direct: v.measured, gateway: v.limit, ratio: v.met ? "met" : "MISSED" })),
+    { scenario: "target (issue 19, same run)", direct: "measured", gateway: "target", ratio: "" },
+  );
 }
 
 main().catch((error: unknown) => {

@@ -1,0 +1,109 @@
+/**
+ * The targets of issue 19, each a ratio (or a count) of figures measured in the same run, read
+ * from the run's results. A target whose figures were not measured (BENCH_ONLY) is left out;
+ * `npm run bench` exits non-zero when one that was measured is missed.
+ */
+
+/** The run's results: scenario name → what it measured (bench/run.ts writes them). */
+export type Results = Record<string, unknown>;
+
+export interface Verdict {
+  target: string;
+  measured: string;
+  limit: string;
+  met: boolean;
+}
+
+interface Target {
+  target: string;
+  /** The verdict, or undefined when the run did not measure what it needs. */
+  judge(results: Results): Omit<Verdict, "target"> | undefined;
+}
+
+/** A number at a dotted path of the results, if measured. */
+function at(results: Results, path: string): number | undefined {
+  let value: unknown = results;
+  for (const key of path.split(".")) value = typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+}
+
+function all(results: Results, paths: string[]): number[] | undefined {
+  const values = paths.map((path) => at(results, path));
+  return values.every((v) => v !== undefined) ? (values as number[]) : undefined;
+}
+
+const f = (n: number, digits = 2) => n.toFixed(digits);
+
+/** measured ≤ limit (or ≥ when `atLeast`), both shown with the figures they come from. */
+function ratio(target: string, paths: [string, string], limit: number, how: { atLeast?: boolean; detail: (a: number, b: number) => string }): Target {
+  return {
+    target,
+    judge(results) {
+      const values = all(results, paths);
+      if (!values) return undefined;
+      const [a, b] = values as [number, number];
+      const r = a / b;
+      return { measured: `${f(r)}× (${how.detail(a, b)})`, limit: `${how.atLeast ? "≥" : "≤"} ${limit}×`, met: how.atLeast ? r >= limit : r <= limit };
+    },
+  };
+}
+
+/** The gateway's added time ≤ the bare proxy's added time + `slackMs`. */
+function added(target: string, paths: [string, string], slackMs: number): Target {
+  return {
+    target,
+    judge(results) {
+      const values = all(results, paths);
+      if (!values) return undefined;
+      const [gateway, bare] = values as [number, number];
+      return { measured: `+${f(gateway, 3)} ms (bare proxy +${f(bare, 3)} ms)`, limit: `≤ +${f(bare + slackMs, 3)} ms`, met: gateway <= bare + slackMs };
+    },
+  };
+}
+
+const DOORS = ["throughput_non-streaming_c16", "messages_throughput_non-streaming_c16", "responses_throughput_non-streaming_c16"].map((key) => `${key}.gateway.cpuMsPerRequest`);
+
+const TARGETS: Target[] = [
+  ratio("pass-through CPU/request, 16 conn: gateway vs bare proxy", ["throughput_non-streaming_c16.gateway.cpuMsPerRequest", "bare_proxy_non_streaming_c16.bareProxy.cpuMsPerRequest"], 2, {
+    detail: (a, b) => `${f(a, 3)} vs ${f(b, 3)} ms`,
+  }),
+  ratio("pass-through req/s, 16 conn: gateway vs bare proxy", ["throughput_non-streaming_c16.gateway.rps", "bare_proxy_non_streaming_c16.bareProxy.rps"], 0.5, {
+    atLeast: true,
+    detail: (a, b) => `${f(a, 0)} vs ${f(b, 0)}`,
+  }),
+  added("added p50 latency, 1 conn: gateway vs bare proxy + 0.25 ms", ["latency_non-streaming_c1.addedP50Ms", "bare_proxy_latency_non-streaming_c1.addedP50Ms"], 0.25),
+  added("added stream time to first byte p50: gateway vs bare proxy + 0.25 ms", ["latency_streaming_c1.addedTtfbP50Ms", "bare_proxy_latency_streaming_c1.addedTtfbP50Ms"], 0.25),
+  ratio("200-chunk stream time p50, 1 conn: gateway vs bare proxy", ["long_stream_latency_c1.gateway.p50", "bare_proxy_long_stream_latency_c1.bareProxy.p50"], 1.5, {
+    detail: (a, b) => `${f(a)} vs ${f(b)} ms`,
+  }),
+  {
+    target: "front doors' CPU/request (chat, messages, responses): highest vs lowest",
+    judge(results) {
+      const cpu = all(results, DOORS);
+      if (!cpu) return undefined;
+      const r = Math.max(...cpu) / Math.min(...cpu);
+      return { measured: `${f(r)}× (${cpu.map((c) => f(c, 3)).join(" / ")} ms)`, limit: "≤ 1.15×", met: r <= 1.15 };
+    },
+  },
+  ratio("MCP tools/call p50 via /mcp vs direct", ["mcp_tool_call.gateway.p50", "mcp_tool_call.direct.p50"], 1.2, { detail: (a, b) => `${f(a)} vs ${f(b)} ms` }),
+  {
+    target: "1,000 concurrent streamed conversations with an MCP call",
+    judge(results) {
+      const values = all(results, ["concurrent_conversations.errors", "concurrent_conversations.peakRssMb"]);
+      if (!values) return undefined;
+      const [errors, rss] = values as [number, number];
+      return { measured: `${errors} errors, peak RSS ${f(rss, 0)} MB`, limit: "0 errors, ≤ 250 MB", met: errors === 0 && rss <= 250 };
+    },
+  },
+  ratio("--workers 2 (Redis) vs one process, pass-through req/s, 16 conn", ["workers_pass_through_non_streaming_c16.twoWorkersRedis.rps", "workers_pass_through_non_streaming_c16.oneProcessMemory.rps"], 1.3, {
+    atLeast: true,
+    detail: (a, b) => `${f(a, 0)} vs ${f(b, 0)}`,
+  }),
+];
+
+export function judge(results: Results): Verdict[] {
+  return TARGETS.flatMap(({ target, judge }) => {
+    const verdict = judge(results);
+    return verdict ? [{ target, ...verdict }] : [];
+  });
+}

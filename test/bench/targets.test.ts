@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { judge } from "../../bench/targets.ts";
+
+/** Results shaped as bench/run.ts writes them, with the gateway at `gatewayCpu` ms per request. */
+function results(gatewayCpu: number): Record<string, unknown> {
+  return {
+    "throughput_non-streaming_c16": { gateway: { rps: 3000, cpuMsPerRequest: gatewayCpu } },
+    bare_proxy_non_streaming_c16: { bareProxy: { rps: 5000, cpuMsPerRequest: 0.1 } },
+    "messages_throughput_non-streaming_c16": { gateway: { cpuMsPerRequest: 0.2 } },
+    "responses_throughput_non-streaming_c16": { gateway: { cpuMsPerRequest: 0.21 } },
+    concurrent_conversations: { errors: 0, peakRssMb: 251 },
+  };
+}
+
+describe("bench targets", () => {
+  it("judges the measured ratios and leaves out what the run did not measure", () => {
+    const verdicts = judge(results(0.2));
+    expect(verdicts.map((v) => [v.target, v.met])).toEqual([
+      ["pass-through CPU/request, 16 conn: gateway vs bare proxy", true],
+      ["pass-through req/s, 16 conn: gateway vs bare proxy", true],
+      ["front doors' CPU/request (chat, messages, responses): highest vs lowest", true],
+      ["1,000 concurrent streamed conversations with an MCP call", false],
+    ]);
+    expect(verdicts[0]!.measured).toBe("2.00× (0.200 vs 0.100 ms)");
+  });
+
+  it("misses the CPU and door targets when the gateway costs more", () => {
+    const verdicts = judge(results(0.25));
+    expect(verdicts.filter((v) => !v.met).map((v) => v.target)).toEqual([
+      "pass-through CPU/request, 16 conn: gateway vs bare proxy",
+      "front doors' CPU/request (chat, messages, responses): highest vs lowest",
+      "1,000 concurrent streamed conversations with an MCP call",
+    ]);
+  });
+
+  it("compares added latency with the bare proxy's plus 0.25 ms", () => {
+    const base = { "bare_proxy_latency_non-streaming_c1": { addedP50Ms: 0.3 } };
+    const [met] = judge({ ...base, "latency_non-streaming_c1": { addedP50Ms: 0.55 } });
+    const [missed] = judge({ ...base, "latency_non-streaming_c1": { addedP50Ms: 0.56 } });
+    expect([met!.met, missed!.met]).toEqual([true, false]);
+  });
+});
