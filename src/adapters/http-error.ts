@@ -1,4 +1,5 @@
 import { GatewayError, parseRetryAfter, type ErrorType } from "../core/index.ts";
+import { isContextOverflow, type OverflowProtocol } from "./context-overflow.ts";
 
 /** What an upstream HTTP failure looked like, independent of which SDK saw it. */
 export interface UpstreamFailure {
@@ -10,6 +11,8 @@ export interface UpstreamFailure {
   param?: string | undefined;
   headers?: { get(name: string): string | null } | undefined;
   cause?: unknown;
+  /** The protocol whose context-length refusals to recognise (context-overflow.ts). */
+  protocol?: OverflowProtocol | undefined;
 }
 
 const typeByStatus: Record<number, ErrorType> = {
@@ -63,6 +66,7 @@ export function upstreamHttpError(failure: UpstreamFailure): GatewayError {
     provider: failure.provider,
     retryable: isRetryableStatus(status),
     ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    ...(failure.protocol && isContextOverflow(failure.protocol, status, failure.code, failure.message) ? { contextOverflow: true } : {}),
     cause: failure.cause,
   });
 }

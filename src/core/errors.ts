@@ -24,6 +24,8 @@ export interface GatewayErrorOptions {
   provider?: string;
   retryable?: boolean;
   retryAfterMs?: number;
+  /** The provider refused the request because its conversation is longer than the model's context window. */
+  contextOverflow?: boolean;
   cause?: unknown;
 }
 
@@ -39,6 +41,7 @@ export class GatewayError extends Error {
   readonly provider: string | undefined;
   readonly retryable: boolean;
   readonly retryAfterMs: number | undefined;
+  readonly contextOverflow: boolean;
 
   constructor(message: string, options: GatewayErrorOptions) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -50,6 +53,7 @@ export class GatewayError extends Error {
     this.provider = options.provider;
     this.retryable = options.retryable ?? false;
     this.retryAfterMs = options.retryAfterMs;
+    this.contextOverflow = options.contextOverflow ?? false;
   }
 
   /** The same error with another message (e.g. with secrets scrubbed out). */
@@ -63,6 +67,7 @@ export class GatewayError extends Error {
       ...(this.provider === undefined ? {} : { provider: this.provider }),
       retryable: this.retryable,
       ...(this.retryAfterMs === undefined ? {} : { retryAfterMs: this.retryAfterMs }),
+      ...(this.contextOverflow ? { contextOverflow: true } : {}),
       cause: this.cause,
     });
   }

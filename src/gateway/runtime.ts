@@ -9,6 +9,7 @@ import type { GatewayConfig } from "../core/config/index.ts";
 import { createLogger, scrubber, type Logger } from "../core/logger.ts";
 import type { SchemaTarget } from "../core/index.ts";
 import { McpPool } from "../mcp/pool.ts";
+import type { CompactionState } from "../loop/index.ts";
 import { createApp, type HealthReport, type ReadyReport } from "./http/app.ts";
 import { McpHttpEndpoint } from "./mcp-server/http.ts";
 import { McpHub } from "./mcp-server/hub.ts";
@@ -74,6 +75,8 @@ function firstLine(text: string): string {
 const STEPS_TABLE = { ttlMs: 60 * 60 * 1000, maxEntryBytes: 8 * 1024 * 1024 };
 /** Stored Responses API responses: an hour too, as bounded. */
 const RESPONSES_TABLE = { ttlMs: 60 * 60 * 1000, maxEntryBytes: 8 * 1024 * 1024 };
+/** Where context compaction cut each conversation (and its summary): a day, small entries. */
+const COMPACTIONS_TABLE = { ttlMs: 24 * 60 * 60 * 1000, maxEntryBytes: 256 * 1024 };
 
 function createStateBackend(config: GatewayConfig, logger: Logger): StateBackend {
   const store = config.gateway.store;
@@ -176,6 +179,9 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     deployments: new DeploymentRouter({ store, logger }),
     // Per-key rpm/tpm counters in the store: shared by every instance.
     limits: keyLimits,
+    // Where compaction cut each conversation, and the tools' MCP annotations for the tool policy.
+    compactions: store.table<CompactionState>("compactions", COMPACTIONS_TABLE),
+    toolHints: (name) => pool.registry.get(name)?.tool.annotations,
     logger,
     health: report,
     ready: () => ready(pool),

@@ -2,11 +2,14 @@
  * The agent loop over the neutral model: call the model with the conversation and every tool,
  * run the gateway's tool calls of the turn in parallel, append the results, repeat — until the
  * model answers, calls a client tool, the turn budget runs out, a hook stops it, or the caller
- * aborts. Knows nothing of HTTP, providers' wire formats or MCP.
+ * aborts. Before each call the history may be compacted (compaction.ts), and a search tool may
+ * stand in for a large tool set (tool-search.ts). Knows nothing of HTTP, providers' wire
+ * formats or MCP.
  */
 import {
   addUsage,
   emptyUsage,
+  GatewayError,
   toGatewayError,
   type AssistantContent,
   type AssistantMessage,
@@ -16,7 +19,9 @@ import {
   type ToolCallBlock,
 } from "../core/index.ts";
 import { callModel, TURN_TEXT_SEPARATOR, type TurnTextState } from "./call-model.ts";
+import { Compactor } from "./compaction.ts";
 import { runTools } from "./run-tools.ts";
+import { ToolOffer } from "./tool-search.ts";
 import type { LoopEvent, LoopOptions, LoopOutcome, LoopStopReason, ToolExecution } from "./types.ts";
 
 interface Progress {
@@ -27,14 +32,23 @@ interface Progress {
   /** Text and reasoning the client sees, accumulated over turns. */
   visible: AssistantContent[];
   text: TurnTextState;
+  compactor?: Compactor;
+  offer?: ToolOffer;
 }
+
+/** What the last model call is told when the turns ran out (finalAnswer): sent with it only, never kept. */
+export const FINAL_ANSWER_NOTE =
+  "(No more tools can be called in this request: its budget of tool-calling turns is used up. Answer now, as well as you can, from what you have found so far.)";
 
 export async function* runAgentLoop(options: LoopOptions): AsyncGenerator<LoopEvent, LoopOutcome> {
   const clientTools = options.request.tools ?? [];
   const clientToolNames = new Set(clientTools.map((tool) => tool.name));
   // Deferred client tools are not offered, but a call to one still goes back to the client.
   const offered = clientTools.filter((tool) => !tool.deferred);
-  const tools = [...options.tools.definitions(options.schemaTarget).filter((t) => !clientToolNames.has(t.name)), ...offered];
+  const gatewayTools = options.tools.definitions(options.schemaTarget).filter((t) => !clientToolNames.has(t.name));
+  const offer = options.toolSearch && ToolOffer.needed(gatewayTools, options.toolSearch) ? new ToolOffer(gatewayTools, options.toolSearch, options.schemaTarget, options.request.messages) : undefined;
+  if (offer) options = { ...options, tools: offer.wrap(options.tools) };
+  const toolsOfTurn = () => [...(offer ? offer.definitions() : gatewayTools), ...offered];
   const progress: Progress = {
     messages: [...options.request.messages],
     newMessages: [],
@@ -42,19 +56,23 @@ export async function* runAgentLoop(options: LoopOptions): AsyncGenerator<LoopEv
     tools: [],
     visible: [],
     text: { clientCallCount: 0 },
+    ...(options.context ? { compactor: new Compactor(options.context, options.signal) } : {}),
+    ...(offer ? { offer } : {}),
   };
   try {
     for (let turn = 1; ; turn++) {
       options.signal?.throwIfAborted();
       yield { type: "turn_start", turn };
-      const result = yield* modelTurn(options, turn, tools, clientToolNames, progress);
+      const result = yield* modelTurn(options, turn, toolsOfTurn(), clientToolNames, progress);
       const assistant = result.message;
       const calls = assistant.content.filter((b): b is ToolCallBlock => b.type === "tool_call");
       const clientCalls = calls.filter((call) => clientToolNames.has(call.name));
       const gatewayCalls = calls.filter((call) => !clientToolNames.has(call.name));
+      offer?.noteCalls(gatewayCalls);
       collectVisible(progress, assistant);
 
       const finished = finishedWithoutTools(result, calls.length, clientCalls.length, turn, options.maxIterations);
+      if (finished === "max_iterations" && options.finalAnswer) return yield* finalAnswer(options, turn, assistant, gatewayCalls, clientToolNames, progress);
       if (finished) {
         appendMessage(progress, assistant);
         yield { type: "turn_end", turn };
@@ -79,14 +97,65 @@ export async function* runAgentLoop(options: LoopOptions): AsyncGenerator<LoopEv
   }
 }
 
+/**
+ * The turns ran out with only the gateway's calls pending: they run (so every call has its
+ * result), then one more model call without tools, told why, gives the answer.
+ */
+async function* finalAnswer(
+  options: LoopOptions,
+  turn: number,
+  assistant: AssistantMessage,
+  gatewayCalls: ToolCallBlock[],
+  clientToolNames: ReadonlySet<string>,
+  progress: Progress,
+): AsyncGenerator<LoopEvent, LoopOutcome> {
+  const executions = yield* runTools(options, turn, gatewayCalls);
+  progress.tools.push(...executions);
+  appendMessage(progress, assistant);
+  if (executions.length > 0) appendMessage(progress, { role: "tool", content: executions.map((e) => e.result) });
+  yield { type: "turn_end", turn };
+  const last = turn + 1;
+  options.signal?.throwIfAborted();
+  yield { type: "turn_start", turn: last };
+  const result = yield* modelTurn(options, last, [], clientToolNames, progress, FINAL_ANSWER_NOTE);
+  // Told no tool can be called: a call it makes anyway is not run, nor shown.
+  const answer: AssistantMessage = { ...result.message, content: result.message.content.filter((b) => b.type !== "tool_call") };
+  collectVisible(progress, answer);
+  appendMessage(progress, answer);
+  yield { type: "turn_end", turn: last };
+  const stopReason: LoopStopReason = result.stopReason === "length" || result.stopReason === "content_filter" ? result.stopReason : "stop";
+  return yield* done({ ...outcome(progress, stopReason, result, last), finalAnswer: true });
+}
+
+/** Passes a model call's events on, noting whether the client may have seen any of them. */
+async function* watched(call: AsyncGenerator<LoopEvent, ChatResult>, seen: { visible: boolean }): AsyncGenerator<LoopEvent, ChatResult> {
+  let finished = false;
+  try {
+    for (;;) {
+      const step = await call.next();
+      if (step.done) {
+        finished = true;
+        return step.value;
+      }
+      if (step.value.type !== "model_start") seen.visible = true;
+      yield step.value;
+    }
+  } finally {
+    // Closed early (the client went away): close the model call too, as yield* would.
+    if (!finished) await call.return(undefined as never);
+  }
+}
+
 async function* modelTurn(
   options: LoopOptions,
   turn: number,
   tools: LoopOptions["request"]["tools"] & {},
   clientToolNames: ReadonlySet<string>,
   progress: Progress,
+  note?: string,
 ): AsyncGenerator<LoopEvent, ChatResult> {
-  let request: ChatRequest = { ...options.request, messages: progress.messages, ...(tools.length > 0 ? { tools } : { tools: [] }) };
+  const messages: Message[] = note ? [...progress.messages, { role: "user", content: [{ type: "text", text: note }] }] : progress.messages;
+  let request: ChatRequest = { ...options.request, messages, ...(tools.length > 0 ? { tools } : { tools: [] }) };
   if (tools.length === 0) {
     // Nothing to call: tool_choice/parallel_tool_calls would only make providers reject the request.
     delete request.toolChoice;
@@ -95,8 +164,20 @@ async function* modelTurn(
     // A forced tool choice applies to the client's first turn; repeating it would loop forever.
     request.toolChoice = { type: "auto" };
   }
+  const full = request;
+  if (progress.compactor) request = await progress.compactor.prepare(request);
   request = (await options.hooks?.beforeModelCall?.({ turn, request })) ?? request;
-  const result = yield* callModel(options, request, clientToolNames, progress.text);
+  const seen = { visible: false };
+  let result: ChatResult;
+  try {
+    result = yield* watched(callModel(options, request, clientToolNames, progress.text), seen);
+  } catch (error) {
+    // The provider says the conversation is over the model's context window: compacted (once) and tried again.
+    const overflow = error instanceof GatewayError && error.contextOverflow && !seen.visible && progress.compactor;
+    const retry = overflow ? await progress.compactor!.overflow(full, request) : undefined;
+    if (!retry) throw error;
+    result = yield* callModel(options, (await options.hooks?.beforeModelCall?.({ turn, request: retry })) ?? retry, clientToolNames, progress.text);
+  }
   progress.usage = addUsage(progress.usage, result.usage);
   yield { type: "usage", usage: result.usage };
   yield { type: "model_response", turn, result };
@@ -143,6 +224,7 @@ function mergedVisible(progress: Progress): AssistantContent[] {
 }
 
 function outcome(progress: Progress, stopReason: LoopStopReason, last: ChatResult, turns: number): LoopOutcome {
+  const compaction = progress.compactor?.report;
   return {
     stopReason,
     message: { role: "assistant", content: mergedVisible(progress) },
@@ -152,6 +234,8 @@ function outcome(progress: Progress, stopReason: LoopStopReason, last: ChatResul
     turns,
     tools: progress.tools,
     last,
+    ...(compaction ? { compaction } : {}),
+    ...(progress.offer ? { toolSearch: progress.offer.report() } : {}),
   };
 }
 

@@ -16,6 +16,8 @@ import type {
   ToolSet,
   Usage,
 } from "../core/index.ts";
+import type { CompactionReport, ContextOptions } from "./compaction.ts";
+import type { ToolSearchOptions, ToolSearchReport } from "./tool-search.ts";
 
 /** Why the loop finished. */
 export type LoopStopReason =
@@ -49,6 +51,12 @@ export interface LoopOutcome {
   tools: ToolExecution[];
   /** The last model response (id, model name). */
   last: ChatResult;
+  /** What context compaction did for the last model call (when the history was cut). */
+  compaction?: CompactionReport;
+  /** The search tool standing in for the gateway's tools (when their schemas were over the budget). */
+  toolSearch?: ToolSearchReport;
+  /** The turns ran out with tool calls pending, and one more call without tools gave the answer. */
+  finalAnswer?: boolean;
 }
 
 export type LoopEvent =
@@ -107,6 +115,15 @@ export interface LoopOptions {
   maxIterations: number;
   hooks?: LoopHooks;
   signal?: AbortSignal;
+  /**
+   * Context compaction before each model call, and once after a provider's context-length error
+   * (see compaction.ts). Without it the history is sent as it is, and that error fails the request.
+   */
+  context?: ContextOptions;
+  /** Above a budget of tool-schema tokens, a search tool stands in for the gateway's tools (see tool-search.ts). */
+  toolSearch?: ToolSearchOptions;
+  /** When the turns run out with only the gateway's tool calls pending: run them, then one more call without tools for an answer. */
+  finalAnswer?: boolean;
 }
 
 export type { ToolDefinition };

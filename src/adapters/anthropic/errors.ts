@@ -57,6 +57,7 @@ function fromApiError(provider: string, error: APIError): GatewayError {
     code: error.errorCode ?? error.type ?? undefined,
     headers: error.headers,
     cause: error,
+    protocol: "anthropic",
   });
 }
 
@@ -67,6 +68,7 @@ export function streamErrorEvent(provider: string, error: { type?: string; messa
     status: statusForErrorType(error?.type),
     message: error?.message ?? "error event in the stream",
     code: error?.type,
+    protocol: "anthropic",
   });
 }
 

@@ -62,7 +62,7 @@ export function googleError(provider: string, error: WireError | undefined, http
   let status = httpStatus ?? (typeof error?.code === "number" && error.code >= 400 ? error.code : undefined) ?? (name ? STATUS_BY_NAME[name] : undefined) ?? 500;
   if (error?.details?.some((detail) => typeof detail.reason === "string" && CREDENTIAL_REASONS.has(detail.reason))) status = 401;
   const message = error?.message ?? (fallbackText ? fallbackText.slice(0, 500) : `HTTP ${status}`);
-  return upstreamHttpError({ provider, status, message, code: name, headers: withRetryDelay(headers, error ? retryDelayMs(error) : undefined), cause: error });
+  return upstreamHttpError({ provider, status, message, code: name, headers: withRetryDelay(headers, error ? retryDelayMs(error) : undefined), cause: error, protocol: "gemini" });
 }
 
 /** An HTTP error response: its body read as Google's error shape, or quoted when it is something else. */

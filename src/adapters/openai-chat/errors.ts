@@ -42,6 +42,7 @@ function fromApiError(error: APIError, provider: string): GatewayError {
     param: typeof error.param === "string" ? error.param : undefined,
     headers: error.headers,
     cause: error,
+    protocol: "openai",
   });
 }
 

@@ -76,6 +76,7 @@ export function streamErrorEvent(provider: string, event: WireErrorEvent): Gatew
       message: inner?.message ?? event.message ?? "error event in the stream",
       code: code ?? undefined,
       param,
+      protocol: "openai-responses",
     }),
   );
 }
@@ -88,6 +89,7 @@ export function failedResponseError(provider: string, error: ResponseError | nul
       status: statusForCode(error?.code),
       message: error?.message ?? "the response failed",
       code: error?.code ?? "response_failed",
+      protocol: "openai-responses",
     }),
   );
 }

@@ -103,9 +103,10 @@ function withStandIns(value: unknown, standIns: { path: readonly PropertyKey[]; 
 
 function normalize(raw: RawConfig, missing: MissingVariable[], source: string): Omit<GatewayConfig, "environmentValues"> {
   const toolTimeoutMs = raw.gateway.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs;
+  const maxResultTokens = raw.gateway.maxResultTokens ?? DEFAULTS.maxResultTokens;
   const serverStartTimeoutMs = raw.gateway.serverStartTimeoutMs ?? DEFAULTS.serverStartTimeoutMs;
   const servers = Object.entries(raw.mcpServers).map(([name, server]) =>
-    toServerConfig(name, server, { timeoutMs: toolTimeoutMs, startTimeoutMs: serverStartTimeoutMs }, unsetIn(missing, "mcpServers", name)),
+    toServerConfig(name, server, { timeoutMs: toolTimeoutMs, startTimeoutMs: serverStartTimeoutMs, maxResultTokens }, unsetIn(missing, "mcpServers", name)),
   );
   const problems = [...crossReferenceProblems(raw), ...unsetGatewayKeys(missing)];
   if (problems.length > 0) throw new ConfigError(source, problems);
@@ -148,6 +149,11 @@ function normalize(raw: RawConfig, missing: MissingVariable[], source: string): 
       maxMcpSessions: g.maxMcpSessions ?? DEFAULTS.maxMcpSessions,
       corsOrigins: g.cors?.allowedOrigins ?? [],
       store: g.store === undefined || g.store === "memory" ? { kind: "memory" } : { kind: "redis", url: g.store.redis.url, ...(g.store.redis.keyPrefix === undefined ? {} : { keyPrefix: g.store.redis.keyPrefix }) },
+      context: g.context,
+      toolSearch: g.toolSearch,
+      toolPolicy: g.toolPolicy,
+      finalAnswer: g.finalAnswer ?? false,
+      maxResultTokens,
     },
     missingVariables: missing,
   };
@@ -165,6 +171,7 @@ function toKeyPolicies(entries: NonNullable<RawConfig["gateway"]["apiKeys"]>): K
         ...(entry.tpm === undefined ? {} : { tpm: entry.tpm }),
         ...(entry.models === undefined ? {} : { models: entry.models }),
         ...(entry.mcpServers === undefined ? {} : { mcpServers: entry.mcpServers }),
+        ...(entry.autoApprove === undefined ? {} : { autoApprove: entry.autoApprove }),
       },
     ];
   });
@@ -175,7 +182,7 @@ function unsetIn(missing: MissingVariable[], section: string, name: string): str
   return [...new Set(missing.filter((m) => m.keys[0] === section && m.keys[1] === name).map((m) => m.variable))];
 }
 
-function toServerConfig(name: string, server: RawServerConfig, defaults: { timeoutMs: number; startTimeoutMs: number }, missingVariables: string[]): ServerConfig {
+function toServerConfig(name: string, server: RawServerConfig, defaults: { timeoutMs: number; startTimeoutMs: number; maxResultTokens: number }, missingVariables: string[]): ServerConfig {
   const common = {
     name,
     disabled: server.disabled ?? false,
@@ -184,6 +191,7 @@ function toServerConfig(name: string, server: RawServerConfig, defaults: { timeo
     startTimeoutMs: server.startTimeoutMs ?? defaults.startTimeoutMs,
     prefix: server.prefix ?? `${name}__`,
     tools: { allow: server.tools?.allow, deny: server.tools?.deny },
+    maxResultTokens: server.maxResultTokens ?? defaults.maxResultTokens,
   };
   if (server.command !== undefined) {
     return { ...common, transport: "stdio", command: server.command, args: server.args ?? [], env: server.env ?? {}, cwd: server.cwd };
@@ -229,6 +237,10 @@ function crossReferenceProblems(raw: RawConfig): FieldProblem[] {
     });
   }
   if (raw.gateway.sampling) checkModel(raw.gateway.sampling.model, "gateway.sampling.model", true);
+  if (raw.gateway.context?.summarizer !== undefined) checkModel(raw.gateway.context.summarizer, "gateway.context.summarizer", true);
+  for (const [alias, model] of Object.entries(raw.models)) {
+    if (model.context?.summarizer !== undefined) checkModel(model.context.summarizer, `models.${alias}.context.summarizer`, true);
+  }
   problems.push(...apiKeyProblems(raw, serverNames));
   return problems;
 }

@@ -4,6 +4,7 @@
  * (with a "did you mean") instead of a silently ignored setting.
  */
 import { z } from "zod";
+import { aliasLoopFields, capabilitiesSchema, gatewayLoopFields, loopKeysAt, providerCapabilitiesSchema } from "./loop-schema.ts";
 
 const toolFilter = z.strictObject({
   allow: z.array(z.string()).optional(),
@@ -27,6 +28,8 @@ const serverFields = {
   startTimeoutMs: z.number().int().positive().optional(),
   prefix: z.string().regex(/^([a-zA-Z][a-zA-Z0-9_-]*)?$/, "a prefix starts with a letter and holds letters, digits, _ or -").optional(),
   tools: toolFilter.optional(),
+  /** Its tool results larger than this many tokens are cut (default gateway.maxResultTokens). */
+  maxResultTokens: z.number().int().positive().optional(),
 };
 
 export const serverSchema = z.strictObject(serverFields).superRefine((server, ctx) => {
@@ -63,6 +66,8 @@ export const providerSchema = z.strictObject({
   maxTokens: z.number().int().positive().optional(),
   /** Models to list in /v1/models for this provider. */
   models: z.array(z.string()).optional(),
+  /** What its models can do, by model-name pattern (`*` a wildcard). */
+  capabilities: providerCapabilitiesSchema.optional(),
 });
 
 /** One deployment of an alias's model: where it runs, and its share of the requests. */
@@ -88,6 +93,7 @@ export const modelAliasSchema = z
     system: z.string().optional(),
     temperature: z.number().optional(),
     maxTokens: z.number().int().positive().optional(),
+    ...aliasLoopFields,
   })
   .superRefine((alias, ctx) => {
     if (alias.model !== undefined && alias.deployments !== undefined) {
@@ -122,6 +128,8 @@ export const apiKeySchema = z.strictObject({
   models: z.array(z.string().min(1)).optional(),
   /** The MCP servers whose tools it may use (default: all). */
   mcpServers: z.array(z.string()).optional(),
+  /** Calls that the tool policy says need approval run without asking, for this key. */
+  autoApprove: z.boolean().optional(),
 });
 
 export const gatewaySchema = z.strictObject({
@@ -171,6 +179,7 @@ export const gatewaySchema = z.strictObject({
       z.strictObject({ redis: z.strictObject({ url: z.string().regex(/^rediss?:\/\//, "a redis:// or rediss:// URL"), keyPrefix: z.string().optional() }) }),
     ])
     .optional(),
+  ...gatewayLoopFields,
 });
 
 export const configSchema = z.strictObject({
@@ -199,6 +208,9 @@ export function knownKeysAt(path: readonly PropertyKey[]): readonly string[] {
   if (section === "gateway" && path[1] === "retries") return ["attempts", "initialDelayMs", "maxDelayMs", "budgetMs"];
   if (section === "gateway" && path[1] === "cors") return ["allowedOrigins"];
   if (section === "gateway" && path[1] === "store") return path[2] === "redis" ? ["url", "keyPrefix"] : ["redis"];
+  if (section === "gateway" && path.length >= 2 && loopKeysAt(path.slice(1))) return loopKeysAt(path.slice(1))!;
+  if (section === "models" && path.length >= 3 && loopKeysAt(rest)) return loopKeysAt(rest)!;
+  if (section === "providers" && rest[0] === "capabilities" && path.length === 4) return Object.keys(capabilitiesSchema.shape);
   if (path.length === 2 && section === "mcpServers") return Object.keys(serverFields);
   if (section === "mcpServers" && rest[0] === "tools") return ["allow", "deny"];
   if (path.length === 2 && section === "providers") return Object.keys(providerSchema.shape);

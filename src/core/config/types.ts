@@ -1,5 +1,6 @@
 import type { GatewaySettings, ModelAliasConfig, ProviderConfig } from "./schema.ts";
 import type { MissingVariable } from "./interpolate.ts";
+import type { ContextConfig, ToolPolicyConfig, ToolSearchConfig } from "./loop-schema.ts";
 
 export interface ToolFilter {
   allow?: string[] | undefined;
@@ -21,6 +22,8 @@ interface ServerCommon {
   /** Namespace of this server's tools: `<name>__` unless configured. */
   prefix: string;
   tools: ToolFilter;
+  /** Its tool results larger than this many tokens are cut for the model. */
+  maxResultTokens: number;
 }
 
 export interface StdioServerConfig extends ServerCommon {
@@ -59,6 +62,8 @@ export interface KeyPolicy {
   models?: readonly string[] | undefined;
   /** The MCP servers it may use; undefined: every server. */
   mcpServers?: readonly string[] | undefined;
+  /** Calls the tool policy says need approval run without asking. */
+  autoApprove?: boolean | undefined;
 }
 
 export interface ResolvedGatewaySettings {
@@ -93,6 +98,13 @@ export interface ResolvedGatewaySettings {
   corsOrigins: string[];
   /** Where state between requests lives. */
   store: { kind: "memory" } | { kind: "redis"; url: string; keyPrefix?: string };
+  /** Defaults of the loop options (an alias's own win). */
+  context?: ContextConfig | undefined;
+  toolSearch?: ToolSearchConfig | undefined;
+  toolPolicy?: ToolPolicyConfig | undefined;
+  finalAnswer: boolean;
+  /** Tool results larger than this many tokens are cut (a server's own setting wins). */
+  maxResultTokens: number;
 }
 
 export interface GatewayConfig {
@@ -108,6 +120,7 @@ export interface GatewayConfig {
 }
 
 export type { GatewaySettings, ModelAliasConfig, ProviderConfig };
+export type { CapabilitiesConfig, ContextConfig, ToolPolicyConfig, ToolSearchConfig } from "./loop-schema.ts";
 
 export const DEFAULTS = {
   host: "127.0.0.1",
@@ -123,4 +136,5 @@ export const DEFAULTS = {
   maxArrayLength: 10_000,
   requestTimeoutMs: 600_000,
   maxMcpSessions: 256,
+  maxResultTokens: 25_000,
 } as const;

@@ -7,6 +7,9 @@ import type { HiddenStepsKeeper } from "../state/hidden-steps.ts";
 import type { ResponseStore } from "../state/responses.ts";
 import type { RetryPolicy } from "../routing/retry-policy.ts";
 import type { KeyLimits } from "./key-limits.ts";
+import type { ToolHints } from "./loop-setup.ts";
+import type { CompactionState } from "../../loop/index.ts";
+import type { StateStore } from "../state/store.ts";
 
 /** The gateway's tools, narrowed per request. */
 export interface GatewayTools {
@@ -42,4 +45,8 @@ export interface ChatDeps {
   heartbeatMs?: number;
   /** Per-key rpm/tpm limits over the state store's counters (in memory when not given). */
   limits?: KeyLimits;
+  /** Where context compaction keeps where it cut each conversation (the state store's table). */
+  compactions?: StateStore<CompactionState>;
+  /** The MCP annotations of a gateway tool, for the tool policy. */
+  toolHints?: (name: string) => ToolHints | undefined;
 }

@@ -7,6 +7,7 @@ import type { Context } from "hono";
 import type { ChatRequest, ToolSet } from "../../core/index.ts";
 import type { LoopOutcome } from "../../loop/index.ts";
 import type { ResolvedModel } from "../routing/resolve-model.ts";
+import type { LoopPlan, RequestLoopOptions } from "./loop-setup.ts";
 import type { SseWriter } from "./sse-pump.ts";
 
 /** A door's request, validated and in neutral terms. */
@@ -18,6 +19,8 @@ export interface ParsedRequest {
   stream: boolean;
   /** MCP servers the request itself selects (Responses' `mcp` tools): narrows like `x-mcp-servers`. */
   mcpServers?: readonly string[];
+  /** The request's loop options (`mcp_gateway` in the body, `x-mcp-gateway-*` headers). */
+  loop?: RequestLoopOptions;
 }
 
 export interface PreparedRequest<P extends ParsedRequest = ParsedRequest> {
@@ -29,6 +32,8 @@ export interface PreparedRequest<P extends ParsedRequest = ParsedRequest> {
   tools: ToolSet;
   /** What the answering provider cannot take and was left out: said in a header and the log. */
   warnings: string[];
+  /** What the loop may do: turns, compaction, tool search, the tool policy (loop-setup.ts). */
+  plan?: LoopPlan;
 }
 
 export interface Answer {

@@ -5,6 +5,7 @@ import { DEFAULT_RETRY_POLICY } from "../routing/retry-policy.ts";
 import { stepKeys } from "../state/hidden-steps.ts";
 import type { ChatDeps } from "./deps.ts";
 import type { PreparedRequest } from "./door.ts";
+import { loopOptionsFor } from "./loop-setup.ts";
 
 export function startLoop(prepared: PreparedRequest, deps: ChatDeps, stream: boolean, signal: AbortSignal, requestId?: string): AsyncGenerator<LoopEvent, LoopOutcome> {
   const schemaTarget = prepared.model.provider.schemaTarget;
@@ -23,6 +24,8 @@ export function startLoop(prepared: PreparedRequest, deps: ChatDeps, stream: boo
     tools: prepared.tools,
     stream,
     maxIterations: deps.config.gateway.maxIterations,
+    // The plan's turns, final answer, compaction, tool search and tool-policy hook.
+    ...(prepared.plan ? loopOptionsFor(prepared.plan, prepared.model, prepared.tools, deps, prepared.tenant, requestId === undefined ? {} : { requestId }) : {}),
     signal,
   });
 }

@@ -1,4 +1,5 @@
 import type { LoopOutcome, LoopStopReason } from "../../loop/index.ts";
+import { loopReport } from "./loop-setup.ts";
 
 /**
  * What the gateway did for a response, beyond the OpenAI fields: the exact stop reason (the
@@ -14,6 +15,12 @@ export interface GatewayInfo {
   tool_calls: { name: string; duration_ms: number; is_error: boolean }[];
   /** Every model call of the request summed (a door's own usage may count differently: Messages reports the last call's input). */
   usage: { input_tokens: number; output_tokens: number };
+  /** Context compaction of this request: turns removed, tokens before and after, strategy (loop-setup.ts loopReport). */
+  compacted?: unknown;
+  /** The search tool that stood in for the MCP tools: tools, offered, found, tokens saved. */
+  tool_search?: unknown;
+  /** The turns ran out and one more call without tools gave the answer. */
+  final_answer?: boolean;
 }
 
 export function gatewayInfo(outcome: LoopOutcome): GatewayInfo {
@@ -24,5 +31,6 @@ export function gatewayInfo(outcome: LoopOutcome): GatewayInfo {
     turns: outcome.turns,
     tool_calls: outcome.tools.map((t) => ({ name: t.call.name, duration_ms: t.durationMs, is_error: t.result.isError })),
     usage: { input_tokens: outcome.usage.inputTokens, output_tokens: outcome.usage.outputTokens },
+    ...loopReport(outcome),
   };
 }

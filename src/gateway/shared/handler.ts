@@ -17,6 +17,7 @@ import type { ChatDeps } from "./deps.ts";
 import type { Door, ParsedRequest, PreparedRequest } from "./door.ts";
 import { rememberHiddenSteps, startLoop } from "./drive.ts";
 import { checkModel, checkSelection, keyTools, policyOf } from "./keys.ts";
+import { loopReport, takeLoopOptions } from "./loop-setup.ts";
 import { prepareRequest } from "./prepare.ts";
 import { pumpSse } from "./sse-pump.ts";
 
@@ -81,12 +82,16 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
     );
     deadline.unref();
     try {
-      const parsed = await door.parse(await readJson(c, limits), c);
+      const json = await readJson(c, limits);
+      // The request's loop options (`mcp_gateway`, x-mcp-gateway-*) never travel on to a provider.
+      const loopOptions = takeLoopOptions(json, (name) => c.req.header(name));
+      const parsed = await door.parse(json, c);
+      parsed.loop = loopOptions;
       // What the key may use comes first: a model or server outside it is a 403.
       const key = policyOf(deps.config, callerKey(c));
       checkModel(key, parsed.model);
       checkSelection(key, c.req.header("x-mcp-servers"), parsed.mcpServers);
-      const prepared = await prepareRequest(parsed, c.req.header("x-mcp-servers"), tenantOf(c), key?.mcpServers ? { ...deps, tools: keyTools(deps.tools, key) } : deps);
+      const prepared = await prepareRequest(parsed, c.req.header("x-mcp-servers"), tenantOf(c), key?.mcpServers ? { ...deps, tools: keyTools(deps.tools, key) } : deps, key);
       await door.fit?.(prepared, controller.signal);
       if (prepared.warnings.length > 0) log.warn({ requestId, provider: prepared.model.provider.name, warnings: prepared.warnings }, `${door.label}: left out for this provider`);
       const logFields = { requestId, model: prepared.model.requested, provider: prepared.model.provider.name, stream: parsed.stream };
@@ -109,7 +114,7 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
         void handle.finished.then((outcome) => {
           clearTimeout(deadline);
           stopWatching();
-          log.info({ ...logFields, ...answered(outcome), ms: Math.round(performance.now() - started), stop: outcome?.stopReason ?? "aborted_or_failed", turns: outcome?.turns, usage: outcome?.usage }, `${door.label} streamed`);
+          log.info({ ...logFields, ...answered(outcome), ms: Math.round(performance.now() - started), stop: outcome?.stopReason ?? "aborted_or_failed", turns: outcome?.turns, usage: outcome?.usage, ...loopReport(outcome) }, `${door.label} streamed`);
         });
         return handle.response;
       }
@@ -124,7 +129,7 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
       await door.remember?.(prepared, outcome, answer.body);
       clearTimeout(deadline);
       stopWatching();
-      log.info({ ...logFields, ...answered(outcome), ms: Math.round(performance.now() - started), stop: outcome.stopReason, turns: outcome.turns, tools: outcome.tools.length, usage: outcome.usage }, door.label);
+      log.info({ ...logFields, ...answered(outcome), ms: Math.round(performance.now() - started), stop: outcome.stopReason, turns: outcome.turns, tools: outcome.tools.length, usage: outcome.usage, ...loopReport(outcome) }, door.label);
       return c.json(answer.body as object, 200 as ContentfulStatusCode, { ...headers, ...answer.headers });
     } catch (error) {
       clearTimeout(deadline);

@@ -5,8 +5,11 @@
  */
 import { GatewayError, type ChatRequest, type Message } from "../../core/index.ts";
 import { resolveModel, type ResolvedModel } from "../routing/resolve-model.ts";
+import type { KeyPolicy } from "../../core/config/index.ts";
 import type { ChatDeps } from "./deps.ts";
 import type { ParsedRequest, PreparedRequest } from "./door.ts";
+import { checkServers } from "./keys.ts";
+import { applyPlan, planLoop } from "./loop-setup.ts";
 
 /**
  * `x-mcp-servers: a,b` or `none`; otherwise the alias's selection; otherwise every server. The
@@ -65,19 +68,33 @@ export function checkMessageCount(list: unknown, max: number, field: string): vo
   }
 }
 
-export async function prepareRequest<P extends ParsedRequest>(parsed: P, serversHeader: string | undefined, tenant: string, deps: ChatDeps): Promise<PreparedRequest<P>> {
+export async function prepareRequest<P extends ParsedRequest>(parsed: P, serversHeader: string | undefined, tenant: string, deps: ChatDeps, key?: KeyPolicy): Promise<PreparedRequest<P>> {
   const resolved = resolveModel(parsed.model, deps.providers, deps.config.models);
   // An alias's deployments, in the order this request tries them (spread, cooled-down ones last).
   const model = deps.deployments ? await deps.deployments.route(resolved) : resolved;
   const known = deps.tools.serverNames();
-  const servers = narrow(selectServers(serversHeader, model, known), parsed.mcpServers && selectServers(parsed.mcpServers.join(","), model, known));
+  const options = parsed.loop ?? {};
+  if (options.mcpServers) checkServers(key, options.mcpServers, "mcp_gateway.mcp_servers");
+  const servers = narrow(
+    narrow(selectServers(serversHeader, model, known), parsed.mcpServers && selectServers(parsed.mcpServers.join(","), model, known)),
+    options.mcpServers && (options.mcpServers.length === 0 ? [] : selectServers(options.mcpServers.join(","), model, known)),
+  );
+  const plan = planLoop(deps.config, model, options, key);
   const messages = await deps.hiddenSteps.restore(tenant, parsed.request.messages);
+  const limits = new Map(deps.config.servers.map((s) => [s.name, s.maxResultTokens]));
+  const fitted = applyPlan(plan, model, withAliasDefaults({ ...parsed.request, messages, model: model.modelId }, model), deps.tools.select(servers), options, {
+    maxResultTokens: (name) => {
+      const server = deps.tools.origin?.(name)?.server;
+      return (server === undefined ? undefined : limits.get(server)) ?? deps.config.gateway.maxResultTokens;
+    },
+  });
   return {
     tenant,
     parsed,
     model,
-    request: withAliasDefaults({ ...parsed.request, messages, model: model.modelId }, model),
-    tools: deps.tools.select(servers),
-    warnings: [],
+    request: fitted.request,
+    tools: fitted.tools,
+    warnings: fitted.warnings,
+    plan,
   };
 }
