@@ -53,6 +53,8 @@ export interface RequestLoopOptions {
   mcpServers?: string[];
   tools?: { allow?: string[]; deny?: string[] };
   finalAnswer?: boolean;
+  /** Stream the gateway's tool calls live (start, MCP progress, end): tool-events.ts. */
+  toolEvents?: boolean;
 }
 
 const bodyOptions = z
@@ -61,6 +63,7 @@ const bodyOptions = z
     mcp_servers: z.array(z.string().min(1)).optional(),
     tools: z.strictObject({ allow: z.array(z.string().min(1)).optional(), deny: z.array(z.string().min(1)).optional() }).optional(),
     final_answer: z.boolean().optional(),
+    tool_events: z.boolean().optional(),
   })
   .nullable()
   .optional();
@@ -70,7 +73,8 @@ const list = (value: string) => value.split(",").map((s) => s.trim()).filter((s)
 /**
  * Takes `mcp_gateway` out of a request body (it must not travel on to a provider) and reads it
  * with the `x-mcp-gateway-*` headers: `max-iterations`, `tools-allow`, `tools-deny` (comma
- * lists), `final-answer` (true/false). Both given: the narrower wins.
+ * lists), `final-answer` and `tool-events` (true/false). Both given: the narrower wins (the
+ * body's `tool_events` over the header's: it is not a limit).
  */
 export function takeLoopOptions(json: unknown, header: (name: string) => string | undefined): RequestLoopOptions {
   let body: z.infer<typeof bodyOptions>;
@@ -107,13 +111,19 @@ export function takeLoopOptions(json: unknown, header: (name: string) => string 
       options.tools.allow = allow.filter((pattern) => matchHeader(pattern) || fromHeader.includes(pattern));
     }
   } else if (deny.length > 0) options.tools = { deny };
-  const headerFinal = header("x-mcp-gateway-final-answer")?.trim().toLowerCase();
-  if (body?.final_answer !== undefined) options.finalAnswer = body.final_answer;
-  else if (headerFinal !== undefined && headerFinal !== "") {
-    if (!["true", "false", "1", "0"].includes(headerFinal)) throw GatewayError.invalidRequest(`x-mcp-gateway-final-answer: expected true or false, got "${headerFinal}"`, "x-mcp-gateway-final-answer", "invalid_mcp_gateway_option");
-    options.finalAnswer = headerFinal === "true" || headerFinal === "1";
-  }
+  const finalAnswer = body?.final_answer ?? booleanHeader(header, "x-mcp-gateway-final-answer");
+  if (finalAnswer !== undefined) options.finalAnswer = finalAnswer;
+  const toolEvents = body?.tool_events ?? booleanHeader(header, "x-mcp-gateway-tool-events");
+  if (toolEvents !== undefined) options.toolEvents = toolEvents;
   return options;
+}
+
+/** A true/false header (also 1/0); undefined when absent or empty. */
+function booleanHeader(header: (name: string) => string | undefined, name: string): boolean | undefined {
+  const value = header(name)?.trim().toLowerCase();
+  if (value === undefined || value === "") return undefined;
+  if (!["true", "false", "1", "0"].includes(value)) throw GatewayError.invalidRequest(`${name}: expected true or false, got "${value}"`, name, "invalid_mcp_gateway_option");
+  return value === "true" || value === "1";
 }
 
 /* ------------------------------------------------------------------ tool policy */

@@ -7,6 +7,7 @@ import type { Usage } from "../../../core/index.ts";
 import { ArgumentRelay, argumentText } from "../../shared/argument-relay.ts";
 import type { FinishReason } from "./finish-reason.ts";
 import type { GatewayInfo } from "../../shared/gateway-info.ts";
+import type { ToolEventPayload } from "../../shared/tool-events.ts";
 import { toOpenAIUsage } from "./usage.ts";
 
 type Delta = {
@@ -14,6 +15,8 @@ type Delta = {
   content?: string;
   reasoning_content?: string;
   tool_calls?: { index: number; id?: string; type?: "function"; function: { name?: string; arguments: string } }[];
+  /** The gateway's own tool calls, live (opt-in): clients that ignore unknown fields see an empty delta. */
+  mcp_gateway?: { tool_event: ToolEventPayload };
 };
 
 export class ChunkBuilder {
@@ -67,6 +70,11 @@ export class ChunkBuilder {
     const relay = this.relays.get(index);
     const text = relay ? next(relay) : "";
     return text === "" ? undefined : this.chunk({ tool_calls: [{ index, function: { arguments: text } }] });
+  }
+
+  /** A chunk with no content: a tool of the gateway started, progressed or ended. */
+  toolEvent(payload: ToolEventPayload): object {
+    return this.chunk({ mcp_gateway: { tool_event: payload } });
   }
 
   /** The closing chunk; `info` rides along as the extra `mcp_gateway` field. */

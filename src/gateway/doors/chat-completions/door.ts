@@ -53,6 +53,6 @@ export function chatCompletionsDoor(config: GatewayConfig): Door<ChatCompletions
         headers: { "x-mcp-gateway-stop-reason": outcome.stopReason },
       };
     },
-    writer: (prepared) => new ChatCompletionsWriter(newCompletionMeta(), prepared.model.requested, prepared.parsed.includeUsage),
+    writer: (prepared) => new ChatCompletionsWriter(newCompletionMeta(), prepared.model.requested, prepared.parsed.includeUsage, prepared.parsed.loop?.toolEvents === true),
   };
 }

@@ -6,6 +6,7 @@ import type { GatewayError } from "../../../core/index.ts";
 import { TURN_TEXT_SEPARATOR, type LoopEvent, type LoopOutcome } from "../../../loop/index.ts";
 import { gatewayInfo } from "../../shared/gateway-info.ts";
 import type { SseWriter } from "../../shared/sse-pump.ts";
+import { toolEventPayload } from "../../shared/tool-events.ts";
 import { ChunkBuilder } from "./chunks.ts";
 import { toFinishReason } from "./finish-reason.ts";
 
@@ -22,6 +23,8 @@ export class ChatCompletionsWriter implements SseWriter {
     meta: { id: string; created: number },
     model: string,
     private readonly includeUsage: boolean,
+    /** `mcp_gateway.tool_events`: the gateway's tool calls as chunks of their own. */
+    private readonly toolEvents = false,
   ) {
     this.chunks = new ChunkBuilder(meta.id, model, meta.created);
   }
@@ -39,6 +42,8 @@ export class ChatCompletionsWriter implements SseWriter {
       this.textSent = true;
       return separator + frame(this.chunks.fromEvent(event)!);
     }
+    const tool = this.toolEvents ? toolEventPayload(event) : undefined;
+    if (tool) return frame(this.chunks.toolEvent(tool));
     const chunk = this.chunks.fromEvent(event);
     return chunk ? frame(chunk) : "";
   }

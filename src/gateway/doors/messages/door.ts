@@ -73,6 +73,6 @@ export function messagesDoor(config: GatewayConfig, providers: ReadonlyMap<strin
       body: toAnthropicMessage(outcome, newMessageId(), outcome.last.model, isAnthropic),
       headers: { "x-mcp-gateway-stop-reason": outcome.stopReason },
     }),
-    writer: (prepared) => new MessagesWriter(newMessageId(), prepared.model.requested, isAnthropic),
+    writer: (prepared) => new MessagesWriter(newMessageId(), prepared.model.requested, isAnthropic, prepared.parsed.loop?.toolEvents === true),
   };
 }

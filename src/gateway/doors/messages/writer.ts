@@ -12,6 +12,7 @@
 import type { GatewayError, OpaqueBlock, ReasoningBlock, ToolCallBlock } from "../../../core/index.ts";
 import type { LoopEvent, LoopOutcome } from "../../../loop/index.ts";
 import { gatewayInfo } from "../../shared/gateway-info.ts";
+import { toolEventPayload } from "../../shared/tool-events.ts";
 import type { SseWriter } from "../../shared/sse-pump.ts";
 import { anthropicFields, thinkingOut, type IsAnthropic } from "./answer-blocks.ts";
 import { anthropicErrorType } from "./errors.ts";
@@ -32,6 +33,12 @@ export class MessagesWriter implements SseWriter {
     /** The model that answers (known once its first call starts; the requested name until then). */
     private model: string,
     private readonly isAnthropic: IsAnthropic,
+    /**
+     * `mcp_gateway.tool_events`: the gateway's tool calls as `event: mcp_gateway`, an event type
+     * of its own, which Anthropic's SDKs pass on or skip (new event types are announced as
+     * something clients must tolerate).
+     */
+    private readonly toolEvents = false,
   ) {}
 
   open(): string {
@@ -49,6 +56,8 @@ export class MessagesWriter implements SseWriter {
   }
 
   event(event: LoopEvent): string {
+    const tool = this.toolEvents ? toolEventPayload(event) : undefined;
+    if (tool) return this.close() + frame("mcp_gateway", { type: "mcp_gateway", tool_event: tool });
     switch (event.type) {
       case "model_start":
         this.model = event.model;

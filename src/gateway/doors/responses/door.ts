@@ -206,7 +206,7 @@ export function responsesDoor(deps: ResponsesDoorDeps): Door<ResponsesRequest> {
       const head = { ...prepared.parsed.head, model: outcome.last.model };
       return { body: responseObject(head, output, { ...statusOf(outcome), outcome }), headers: { "x-mcp-gateway-stop-reason": outcome.stopReason } };
     },
-    writer: (prepared) => new ResponsesWriter(prepared.parsed.head, itemContext(prepared, deps), prepared.parsed.leading),
+    writer: (prepared) => new ResponsesWriter(prepared.parsed.head, itemContext(prepared, deps), prepared.parsed.leading, prepared.parsed.loop?.toolEvents === true),
     async remember(prepared, outcome, answer) {
       if (prepared.parsed.body.store === false) return;
       const response = answer as { [key: string]: unknown };

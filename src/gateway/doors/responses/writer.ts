@@ -10,6 +10,7 @@ import type { GatewayError, ReasoningBlock, ToolCallBlock } from "../../../core/
 import type { LoopEvent, LoopOutcome } from "../../../loop/index.ts";
 import { ArgumentRelay, argumentText } from "../../shared/argument-relay.ts";
 import type { SseWriter } from "../../shared/sse-pump.ts";
+import { toolEventPayload, type ToolEventPayload } from "../../shared/tool-events.ts";
 import { clientCallItem, mcpCallItem, messageItem, newId, reasoningItem, type ItemContext, type OutputItem } from "./output-items.ts";
 import { responseObject, statusOf, type ResponseHead } from "./response-object.ts";
 
@@ -36,6 +37,12 @@ export class ResponsesWriter implements SseWriter {
     private readonly context: ItemContext,
     /** Items that open the output before the loop's (mcp_list_tools, approved MCP calls). */
     private readonly leading: OutputItem[],
+    /**
+     * `mcp_gateway.tool_events`: the `mcp_call` events carry the tool event (`mcp_gateway`), and
+     * each MCP progress notification is one more `response.mcp_call.in_progress` of its item (an
+     * event type clients know, so strict readers of the grammar are unaffected).
+     */
+    private readonly toolEvents = false,
   ) {}
 
   private get answeringHead(): ResponseHead {
@@ -71,9 +78,11 @@ export class ResponsesWriter implements SseWriter {
       case "client_tool_call_end":
         return this.callEnd(event.index, event.call);
       case "tool_start":
-        return this.mcpStart(event.call);
+        return this.mcpStart(event.call, this.liveEvent(event));
+      case "tool_progress":
+        return this.mcpProgress(event.call, this.liveEvent(event));
       case "tool_end":
-        return this.mcpEnd(event.call, event.result);
+        return this.mcpEnd(event.call, event.result, this.liveEvent(event));
       case "opaque_block":
         // A hosted tool's item from a Responses upstream, whole (others have no such items).
         return this.context.isResponses(event.block.providerData.origin) ? this.closeOpen() + this.whole(event.block.providerData.data["item"] as OutputItem) : "";
@@ -214,7 +223,19 @@ export class ResponsesWriter implements SseWriter {
     return out + this.emit("response.output_item.done", { output_index: call.index, item });
   }
 
-  private mcpStart(call: ToolCallBlock): string {
+  /** The event's `mcp_gateway` field, with tool events on. */
+  private liveEvent(event: LoopEvent): { mcp_gateway?: { tool_event: ToolEventPayload } } {
+    const payload = this.toolEvents ? toolEventPayload(event) : undefined;
+    return payload ? { mcp_gateway: { tool_event: payload } } : {};
+  }
+
+  private mcpProgress(call: ToolCallBlock, live: { mcp_gateway?: { tool_event: ToolEventPayload } }): string {
+    const started = this.mcp.get(call.id);
+    if (!started || !live.mcp_gateway) return "";
+    return this.emit("response.mcp_call.in_progress", { item_id: started.id, output_index: started.index, ...live });
+  }
+
+  private mcpStart(call: ToolCallBlock, live: object): string {
     const out = this.closeOpen();
     const item = mcpCallItem({ call, result: { type: "tool_result", callId: call.id, content: [], isError: false } }, this.context);
     const started = { ...item, output: null, error: null, status: "in_progress" };
@@ -224,18 +245,18 @@ export class ResponsesWriter implements SseWriter {
     return (
       out +
       this.emit("response.output_item.added", { output_index: index, item: started }) +
-      this.emit("response.mcp_call.in_progress", ids) +
+      this.emit("response.mcp_call.in_progress", { ...ids, ...live }) +
       this.emit("response.mcp_call_arguments.delta", { ...ids, delta: item["arguments"] }) +
       this.emit("response.mcp_call_arguments.done", { ...ids, arguments: item["arguments"] })
     );
   }
 
-  private mcpEnd(call: ToolCallBlock, result: Parameters<typeof mcpCallItem>[0]["result"]): string {
+  private mcpEnd(call: ToolCallBlock, result: Parameters<typeof mcpCallItem>[0]["result"], live: object): string {
     const started = this.mcp.get(call.id);
     if (!started) return "";
     const item = mcpCallItem({ call, result }, this.context, started.id);
     this.items[started.index] = item;
     const ids = { item_id: started.id, output_index: started.index };
-    return this.emit(result.isError ? "response.mcp_call.failed" : "response.mcp_call.completed", ids) + this.emit("response.output_item.done", { output_index: started.index, item });
+    return this.emit(result.isError ? "response.mcp_call.failed" : "response.mcp_call.completed", { ...ids, ...live }) + this.emit("response.output_item.done", { output_index: started.index, item });
   }
 }
