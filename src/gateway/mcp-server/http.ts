@@ -28,6 +28,7 @@
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import {
   isInitializeRequest,
+  isLegacyRequest,
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
   WebStandardStreamableHTTPServerTransport,
@@ -43,7 +44,9 @@ import { apiKeyAuth } from "../http/auth.ts";
 import { gatewayConcurrencyCap } from "../http/limits.ts";
 import { policyOf, presentedKey, type KeyPolicy } from "../shared/keys.ts";
 import { MemoryEventStore } from "./event-store.ts";
+import { onFinished } from "./stream-end.ts";
 import type { McpHub } from "./hub.ts";
+import { ModernMcpEndpoint } from "./modern-http.ts";
 import type { DownstreamSession } from "./types.ts";
 import type { StateBackend, StateStore } from "../state/store.ts";
 
@@ -213,37 +216,6 @@ async function readCapped(request: Request, max: number): Promise<string | undef
   return Buffer.concat(chunks).toString("utf8");
 }
 
-/** `body` with `done` called once when it has been read to the end, failed, or was cancelled. */
-function onFinished(body: ReadableStream<Uint8Array>, done: () => void): ReadableStream<Uint8Array> {
-  const reader = body.getReader();
-  let finished = false;
-  const end = () => {
-    if (finished) return;
-    finished = true;
-    done();
-  };
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { value, done: isDone } = await reader.read();
-        if (isDone) {
-          end();
-          controller.close();
-        } else {
-          controller.enqueue(value);
-        }
-      } catch (error) {
-        end();
-        controller.error(error);
-      }
-    },
-    cancel(reason) {
-      end();
-      return reader.cancel(reason);
-    },
-  });
-}
-
 function containsInitialize(body: unknown): boolean {
   return Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body);
 }
@@ -266,6 +238,8 @@ export class McpHttpEndpoint {
   private readonly sweepEveryMs: number;
   private readonly idleMs: number;
   private readonly now: () => number;
+  /** 2026-07-28 requests: stateless, served by the SDK's per-request handler. */
+  private readonly modern: ModernMcpEndpoint;
   /** POSTs whose response is still being written, over all sessions: each owes its client an answer. */
   private posts = 0;
   private readonly postsDone: (() => void)[] = [];
@@ -273,6 +247,7 @@ export class McpHttpEndpoint {
   constructor(private readonly options: McpHttpOptions) {
     this.idleMs = options.idleMs ?? 30 * 60_000;
     this.now = options.now ?? Date.now;
+    this.modern = new ModernMcpEndpoint({ hub: options.hub, logger: options.logger });
     this.sweepEveryMs = Math.max(1_000, Math.min(60_000, this.idleMs / 2));
     this.sweeper = setInterval(() => void this.sweep(), this.sweepEveryMs);
     this.sweeper.unref();
@@ -313,7 +288,7 @@ export class McpHttpEndpoint {
       if (request.method === "GET" || request.method === "DELETE") return jsonRpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");
       return jsonRpcError(405, -32000, "Method not allowed.", { allow: "GET, POST, DELETE" });
     }
-    const text = await readCapped(request, Math.min(this.options.maxInitializeBytes ?? 1024 * 1024, this.options.config.gateway.maxBodyBytes));
+    const text = await readCapped(request, this.options.config.gateway.maxBodyBytes);
     if (text === undefined) return jsonRpcError(413, -32000, "Payload too large");
     let body: unknown;
     try {
@@ -321,6 +296,9 @@ export class McpHttpEndpoint {
     } catch {
       return jsonRpcError(400, -32700, "Parse error: Invalid JSON");
     }
+    // A 2026-07-28 request (the SDK's own classification): served statelessly.
+    if (!(await isLegacyRequest(request, body))) return this.serveModern(request, body);
+    if (Buffer.byteLength(text) > (this.options.maxInitializeBytes ?? 1024 * 1024)) return jsonRpcError(413, -32000, "Payload too large");
     if (!containsInitialize(body)) return jsonRpcError(400, -32000, "Bad Request: No valid session ID provided");
     const full = await this.atSessionLimit("initialize refused");
     if (full) return full();
@@ -350,6 +328,36 @@ export class McpHttpEndpoint {
       }
     }
     return response;
+  }
+
+  /**
+   * One 2026-07-28 request. It is in flight (shutdown waits for it) until its answer is written;
+   * a `subscriptions/listen` stream, which never ends on its own, is not (like a GET stream).
+   */
+  private async serveModern(request: Request, body: unknown): Promise<Response> {
+    const keyed = this.options.config.gateway.apiKeys.length > 0;
+    const caller = { key: policyOf(this.options.config, presentedKey(request)), ...(keyed ? { owner: keyDigest(request).toString("hex") } : {}) };
+    const listen = !Array.isArray(body) && (body as { method?: unknown }).method === "subscriptions/listen";
+    if (listen) return this.modern.fetch(request, body, caller);
+    this.posts++;
+    let done = false;
+    const release = () => {
+      if (done) return;
+      done = true;
+      if (--this.posts === 0) for (const resolve of this.postsDone.splice(0)) resolve();
+    };
+    let response: Response;
+    try {
+      response = await this.modern.fetch(request, body, caller);
+    } catch (error) {
+      release();
+      throw error;
+    }
+    if (!response.body) {
+      release();
+      return response;
+    }
+    return new Response(onFinished(response.body, release), { status: response.status, statusText: response.statusText, headers: response.headers });
   }
 
   /** A 503 with retry-after when the session limit is reached (after idle sessions were swept); else undefined. */
@@ -596,6 +604,6 @@ export class McpHttpEndpoint {
   async close(graceMs = 0): Promise<void> {
     clearInterval(this.sweeper);
     await this.postsFinished(graceMs);
-    await Promise.all([...this.sessions.values()].map((entry) => this.closeSession(entry)));
+    await Promise.all([this.modern.close(), ...[...this.sessions.values()].map((entry) => this.closeSession(entry))]);
   }
 }

@@ -52,7 +52,7 @@ import { PromptRouter } from "./prompts.ts";
 import { ResourceRouter } from "./resources.ts";
 import { sampleWithModel } from "./sampling.ts";
 import { registerSessionHandlers } from "./session-server.ts";
-import type { DownstreamSession, RequestExtra, Upstream } from "./types.ts";
+import type { ClientRequest, DownstreamSession, RequestExtra, Upstream } from "./types.ts";
 
 export interface McpHubOptions {
   config: GatewayConfig;
@@ -97,6 +97,13 @@ export interface SessionOptions {
   key?: KeyPolicy | undefined;
 }
 
+/** A client's answer checked against the result schema of what it was asked. */
+async function validated<S extends StandardSchemaV1>(schema: S, value: unknown, method: string): Promise<SchemaOutput<S>> {
+  const outcome = await schema["~standard"].validate(value);
+  if (outcome.issues) throw mcpError(ErrorCode.InvalidParams, `The client's answer to ${method} is not valid: ${outcome.issues.map((i) => i.message).join("; ")}`);
+  return outcome.value as SchemaOutput<S>;
+}
+
 const LEVELS: readonly LoggingLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
 
 export const GATEWAY_CAPABILITIES: ServerCapabilities = {
@@ -123,6 +130,10 @@ export class McpHub {
   private sessionIdSeq = 0;
   /** URI -> the server the gateway subscribed to it upstream. */
   private readonly upstreamSubscriptions = new Map<string, string>();
+  /** URI -> how many open 2026-07-28 `subscriptions/listen` streams asked for its updates. */
+  private readonly listenHolds = new Map<string, number>();
+  /** Told of every change notification for all clients (the 2026-07-28 listen streams). */
+  private readonly broadcastListeners = new Set<(notification: ServerNotification) => void>();
   /**
    * The level last forwarded to the upstream servers by `logging/setLevel` (re-applied after a
    * restart): the most verbose any connected client asked for; each client is then filtered to
@@ -183,6 +194,7 @@ export class McpHub {
     for (const session of this.sessions.values()) {
       for (const uri of session.subscriptions) if (this.upstreamSubscriptions.get(uri) === server) uris.add(uri);
     }
+    for (const uri of this.listenHolds.keys()) if (this.upstreamSubscriptions.get(uri) === server) uris.add(uri);
     return [...uris];
   }
 
@@ -264,8 +276,9 @@ export class McpHub {
     return { refused: mcpError(ErrorCode.InvalidRequest, `The gateway refused ${what}: ${why}`), outside: attribution.kind === "outside" };
   }
 
-  private async requestClient<S extends StandardSchemaV1>(target: Target, request: { method: string; params?: unknown }, schema: S, signal: AbortSignal): Promise<SchemaOutput<S>> {
-    const options = { signal, timeout: this.options.clientRequestTimeoutMs ?? 10 * 60_000 };
+  private async requestClient<S extends StandardSchemaV1>(target: Target, request: ClientRequest, schema: S, signal: AbortSignal): Promise<SchemaOutput<S>> {
+    const options = { signal, timeout: this.clientRequestTimeoutMs };
+    if (target.session.ask) return validated(schema, await target.session.ask(request), request.method);
     try {
       if (target.related) {
         try {
@@ -319,7 +332,9 @@ export class McpHub {
   }
 
   private ignored(session: DownstreamSession, level: LoggingLevel): boolean {
-    return session.logLevel !== undefined && LEVELS.indexOf(level) < LEVELS.indexOf(session.logLevel);
+    // A 2026-07-28 request without a logLevel asked for no log messages.
+    if (session.logLevel === undefined) return session.kind === "modern";
+    return LEVELS.indexOf(level) < LEVELS.indexOf(session.logLevel);
   }
 
   private onLog(server: string, params: LoggingMessageNotification["params"]): void {
@@ -333,8 +348,29 @@ export class McpHub {
   }
 
   private onResourceUpdated(uri: string, params: Record<string, unknown>): void {
+    const notification: ServerNotification = { method: "notifications/resources/updated", params: params as { uri: string } };
     for (const session of this.sessions.values()) {
-      if (session.subscriptions.has(uri)) void this.notify(session, { method: "notifications/resources/updated", params: params as { uri: string } });
+      if (session.subscriptions.has(uri)) void this.notify(session, notification);
+    }
+    this.broadcast(notification);
+  }
+
+  /**
+   * Listens to every change notification meant for all clients (list changes, resource updates):
+   * the 2026-07-28 era delivers them on `subscriptions/listen` streams, which filter them.
+   */
+  onBroadcast(listener: (notification: ServerNotification) => void): () => void {
+    this.broadcastListeners.add(listener);
+    return () => this.broadcastListeners.delete(listener);
+  }
+
+  private broadcast(notification: ServerNotification): void {
+    for (const listener of this.broadcastListeners) {
+      try {
+        listener(notification);
+      } catch (error) {
+        this.logger.warn({ method: notification.method, err: String(error) }, "a change notification listener failed");
+      }
     }
   }
 
@@ -357,6 +393,7 @@ export class McpHub {
 
   private notifyAll(notification: ServerNotification): void {
     for (const session of this.sessions.values()) if (session.initialized) void this.notify(session, notification);
+    this.broadcast(notification);
   }
 
   /**
@@ -393,10 +430,7 @@ export class McpHub {
 
   /** A new client session with its own SDK Server; the caller connects it to a transport. */
   createSession(id: string, options: SessionOptions = {}): DownstreamSession {
-    const server = new Server(
-      { name: "mcp-gateway", title: "MCP Gateway", version: this.options.version ?? "0.1.0" },
-      { capabilities: GATEWAY_CAPABILITIES, ...this.instructions() },
-    );
+    const server = this.newServer();
     const kind = options.kind ?? "http";
     const session: DownstreamSession = {
       id,
@@ -417,6 +451,40 @@ export class McpHub {
     return session;
   }
 
+  /**
+   * A new SDK Server for one 2026-07-28 request (no handlers: the caller registers them), with
+   * what the gateway says of itself in both eras.
+   */
+  newServer(): Server {
+    return new Server(
+      { name: "mcp-gateway", title: "MCP Gateway", version: this.options.version ?? "0.1.0" },
+      { capabilities: GATEWAY_CAPABILITIES, ...this.instructions() },
+    );
+  }
+
+  /**
+   * The session of one 2026-07-28 request. `ask` set: the request may span several rounds (its
+   * upstream servers may ask the client things), so it is registered until `removeSession`, and
+   * what its upstream servers send back is routed to it.
+   */
+  requestSession(server: Server, options: { key?: KeyPolicy | undefined; logLevel?: LoggingLevel | undefined; ask?: DownstreamSession["ask"] } = {}): DownstreamSession {
+    const session: DownstreamSession = {
+      id: `modern-${++this.seq}`,
+      server,
+      kind: "modern",
+      relayRoots: this.options.config.gateway.forwardRoots,
+      initialized: false,
+      logLevel: options.logLevel,
+      lastActive: ++this.activity,
+      subscriptions: new Set(),
+      ...(options.key ? { key: options.key } : {}),
+      ...(options.ask ? { ask: options.ask } : {}),
+    };
+    if (options.ask) this.sessions.set(session.id, session);
+    if (this.toolsFingerprint === undefined) this.onPoolChange();
+    return session;
+  }
+
   /** The upstream servers' instructions, each under its server's name. */
   private instructions(): { instructions?: string } {
     const parts = this.upstreams().flatMap((u) => {
@@ -426,6 +494,11 @@ export class McpHub {
     if (parts.length === 0) return {};
     if (parts.length === 1) return { instructions: parts[0]!.text };
     return { instructions: parts.map((p) => `## ${p.name}\n\n${p.text}`).join("\n\n") };
+  }
+
+  /** How long the gateway waits for a client's answer to what an upstream server asked it. */
+  get clientRequestTimeoutMs(): number {
+    return this.options.clientRequestTimeoutMs ?? 10 * 60_000;
   }
 
   get sessionCount(): number {
@@ -661,8 +734,46 @@ export class McpHub {
 
   async unsubscribe(session: DownstreamSession, uri: string, extra?: RequestExtra): Promise<void> {
     session.subscriptions.delete(uri);
+    await this.releaseUpstream(uri, extra);
+  }
+
+  /**
+   * Updates of `uri` for the open 2026-07-28 listen streams that ask for them (those of the key's
+   * servers): the gateway subscribes upstream, as for a 2025-11-25 `resources/subscribe`. The
+   * returned function lets go (when the stream ends). A URI no server has is skipped (logged).
+   */
+  async holdResources(uris: readonly string[], key: KeyPolicy | undefined): Promise<() => void> {
+    const held: string[] = [];
+    await Promise.all(
+      uris.map(async (uri) => {
+        try {
+          const upstream = await this.resources.ownerOf(uri);
+          if (!serverAllowed(key, upstream.name)) return;
+          this.listenHolds.set(uri, (this.listenHolds.get(uri) ?? 0) + 1);
+          held.push(uri);
+          if (!this.upstreamSubscriptions.has(uri) && upstream.capabilities.resources?.subscribe) {
+            await upstream.client.request({ method: "resources/subscribe", params: { uri } }, ResultSchema, { timeoutMs: upstream.timeoutMs });
+            this.upstreamSubscriptions.set(uri, upstream.name);
+          }
+        } catch (error) {
+          this.logger.warn({ uri, err: String(error) }, "could not subscribe upstream for a subscriptions/listen stream");
+        }
+      }),
+    );
+    return () => {
+      for (const uri of held) {
+        const count = (this.listenHolds.get(uri) ?? 1) - 1;
+        if (count > 0) this.listenHolds.set(uri, count);
+        else this.listenHolds.delete(uri);
+        this.releaseUpstream(uri).catch((error: unknown) => this.logger.debug({ uri, err: String(error) }, "resources/unsubscribe failed"));
+      }
+    };
+  }
+
+  /** Unsubscribes upstream from `uri` once no client (session or listen stream) wants its updates. */
+  private async releaseUpstream(uri: string, extra?: RequestExtra): Promise<void> {
     const server = this.upstreamSubscriptions.get(uri);
-    if (server === undefined) return;
+    if (server === undefined || this.listenHolds.has(uri)) return;
     for (const other of this.sessions.values()) if (other.subscriptions.has(uri)) return;
     this.upstreamSubscriptions.delete(uri);
     const upstream = this.upstream(server);

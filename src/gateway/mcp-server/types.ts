@@ -17,17 +17,34 @@ export interface Upstream {
   config: ServerConfig;
 }
 
-/** One connected MCP client of the gateway: the stdio client, or one Streamable HTTP session. */
+/** A server-to-client request (sampling, elicitation, roots), as the gateway relays it. */
+export interface ClientRequest {
+  method: string;
+  params?: Record<string, unknown> | undefined;
+}
+
+/**
+ * One connected MCP client of the gateway: the stdio client, one Streamable HTTP session, or one
+ * request of a 2026-07-28 client ("modern": it lives as long as the request's exchange, every
+ * round of it).
+ */
 export interface DownstreamSession {
   readonly id: string;
+  /** The SDK server answering it (for a modern exchange, the one of its first round). */
   readonly server: Server;
-  /** "stdio": the gateway's only client; "http": one of possibly many /mcp sessions. */
-  readonly kind: "stdio" | "http";
+  /** "stdio": the gateway's only client; "http": one of possibly many /mcp sessions; "modern": one 2026-07-28 request. */
+  readonly kind: "stdio" | "http" | "modern";
+  /**
+   * The 2026-07-28 era's way to ask the client: the request becomes an input request of the
+   * exchange's next InputRequiredResult, and resolves with the client's answer on its retry.
+   * Undefined for 2025-11-25 clients (the request is sent to them).
+   */
+  readonly ask?: ((request: ClientRequest) => Promise<unknown>) | undefined;
   /** Whether this client's roots are relayed to upstream servers (stdio; HTTP with gateway.forwardRoots). */
   readonly relayRoots: boolean;
   /** True once the client sent `notifications/initialized`. */
   initialized: boolean;
-  /** Set by `logging/setLevel`: log messages below it are not sent to this client. */
+  /** Set by `logging/setLevel` (2026-07-28: the request's logLevel): log messages below it are not sent to this client. */
   logLevel: LoggingLevel | undefined;
   /** Increases with every request (diagnostics). */
   lastActive: number;

@@ -1,0 +1,106 @@
+/**
+ * `/mcp` for 2026-07-28 clients: stateless, a fresh SDK Server per request (the SDK's
+ * createMcpHandler, modern-only; 2025-11-25 traffic is routed to the session endpoint before it
+ * gets here). The SDK answers `server/discover`, checks each request's `_meta` envelope and its
+ * Mcp-Method / Mcp-Name headers against the body (-32020), the protocol version (-32022) and the
+ * client capabilities a request needs (-32021), adds `resultType` and the lists' cache fields,
+ * and serves `subscriptions/listen` streams, which the hub's change notifications are published
+ * to. Any instance answers any request: nothing is kept between requests, but for the rare
+ * multi-round exchange (./input-exchange.ts).
+ */
+import { createMcpHandler, type AuthInfo, type McpHttpHandler, type McpRequestContext, type ServerNotification } from "@modelcontextprotocol/server";
+import type { Logger } from "../../core/logger.ts";
+import type { KeyPolicy } from "../shared/keys.ts";
+import type { McpHub } from "./hub.ts";
+import { InputExchanges } from "./input-exchange.ts";
+import { modernServer } from "./modern-server.ts";
+import { onFinished } from "./stream-end.ts";
+
+export interface ModernCaller {
+  /** The policy of the gateway key the request came with. */
+  key?: KeyPolicy | undefined;
+  /** The key's digest (hex), when gateway.apiKeys is set: a multi-round exchange belongs to it. */
+  owner?: string | undefined;
+}
+
+/** What the gateway passes the SDK as the request's (already validated) auth info. */
+interface CallerAuth extends AuthInfo {
+  extra: { caller: ModernCaller };
+}
+
+export class ModernMcpEndpoint {
+  private readonly handler: McpHttpHandler;
+  private readonly exchanges: InputExchanges;
+  private readonly stopListening: () => void;
+
+  constructor(private readonly options: { hub: McpHub; logger: Logger }) {
+    this.exchanges = new InputExchanges({ timeoutMs: options.hub.clientRequestTimeoutMs, logger: options.logger });
+    this.handler = createMcpHandler((ctx) => this.serverFor(ctx), {
+      legacy: "reject",
+      onerror: (error) => options.logger.debug({ err: error.message }, "mcp (2026-07-28) request refused or failed"),
+    });
+    this.stopListening = options.hub.onBroadcast((notification) => this.publish(notification));
+  }
+
+  private serverFor(ctx: McpRequestContext) {
+    const caller = (ctx.authInfo as CallerAuth | undefined)?.extra.caller;
+    // Every request comes through fetch() below, with its caller: a missing one is a bug, and
+    // must not widen what a key may see.
+    if (!caller) throw new Error("mcp-gateway: a 2026-07-28 request reached the SDK without its caller");
+    return modernServer({ hub: this.options.hub, exchanges: this.exchanges, key: caller.key, owner: caller.owner });
+  }
+
+  /** Serves one 2026-07-28 request; `body` is its parsed JSON body (POST). */
+  async fetch(request: Request, body: unknown, caller: ModernCaller): Promise<Response> {
+    const authInfo: CallerAuth = { token: caller.owner ?? "", clientId: "mcp-gateway-key", scopes: [], extra: { caller } };
+    const release = await this.holdListenedResources(body, caller.key);
+    let response: Response;
+    try {
+      response = await this.handler.fetch(request, { authInfo, ...(body === undefined ? {} : { parsedBody: body }) });
+    } catch (error) {
+      release?.();
+      throw error;
+    }
+    if (!release) return response;
+    if (!response.body) {
+      release();
+      return response;
+    }
+    return new Response(onFinished(response.body, release), { status: response.status, statusText: response.statusText, headers: response.headers });
+  }
+
+  /**
+   * A `subscriptions/listen` asking for resource updates: the gateway subscribes upstream to
+   * those URIs for as long as the stream is open (the returned function lets go).
+   */
+  private async holdListenedResources(body: unknown, key: KeyPolicy | undefined): Promise<(() => void) | undefined> {
+    const message = body as { method?: unknown; params?: { notifications?: { resourceSubscriptions?: unknown } } } | undefined;
+    if (message?.method !== "subscriptions/listen") return undefined;
+    const uris = message.params?.notifications?.resourceSubscriptions;
+    if (!Array.isArray(uris) || uris.length === 0) return undefined;
+    return this.options.hub.holdResources(uris.filter((u): u is string => typeof u === "string"), key);
+  }
+
+  /** A change notification for every client: to the listen streams that asked for it. */
+  private publish(notification: ServerNotification): void {
+    const notify = this.handler.notify;
+    switch (notification.method) {
+      case "notifications/tools/list_changed":
+        return notify.toolsChanged();
+      case "notifications/prompts/list_changed":
+        return notify.promptsChanged();
+      case "notifications/resources/list_changed":
+        return notify.resourcesChanged();
+      case "notifications/resources/updated":
+        return notify.resourceUpdated(notification.params.uri);
+      default:
+        return;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.stopListening();
+    this.exchanges.close();
+    await this.handler.close();
+  }
+}
