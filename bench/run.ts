@@ -8,6 +8,8 @@
  * duration of each throughput run (default 5).
  */
 import { spawnSync } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
@@ -32,6 +34,8 @@ interface Row {
 const rows: Row[] = [];
 /** The workers scenario's rows: one process with the memory store | --workers 2 with Redis. */
 const workerRows: Row[] = [];
+/** The observe scenario's rows: observability off | on (metrics and web view, or tracing too). */
+const observeRows: Row[] = [];
 const results: Record<string, unknown> = {};
 const f = (n: number, digits = 2) => n.toFixed(digits);
 
@@ -243,6 +247,64 @@ async function workers(fakePort: number, everythingPort: number, one: Running): 
   }
 }
 
+/**
+ * What observability costs on the pass-through path, same run, same load: a gateway with it off
+ * (gateway.observability.metrics and ui false), the default one (metrics and the web view's ring
+ * on: every other scenario's gateway), and one with tracing on too (OTEL_EXPORTER_OTLP_ENDPOINT to
+ * a local OTLP sink, every request sampled: 2 spans per pass-through request, batched).
+ */
+async function observe(fakePort: number, everythingPort: number, defaultGateway: Running): Promise<void> {
+  const sink = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => res.writeHead(200, { "content-type": "application/json" }).end("{}"));
+  });
+  await new Promise<void>((resolve) => sink.listen(0, "127.0.0.1", resolve));
+  const sinkUrl = `http://127.0.0.1:${(sink.address() as AddressInfo).port}`;
+  const offPort = await freePort();
+  const tracedPort = await freePort();
+  const env = { LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "info" };
+  const off = await start(node, [join(root, "bin", "mcp-gateway.js"), "serve", "--config", gatewayConfig(fakePort, everythingPort, offPort, { observability: { metrics: false, ui: false } })], { env, ready: /listening on/, port: offPort });
+  const traced = await start(node, [join(root, "bin", "mcp-gateway.js"), "serve", "--config", gatewayConfig(fakePort, everythingPort, tracedPort)], {
+    env: { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl, OTEL_SERVICE_NAME: "mcp-gateway-bench" },
+    ready: /listening on/,
+    port: tracedPort,
+  });
+  const headers = { "x-mcp-servers": "none" };
+  const url = (g: Running) => `http://127.0.0.1:${g.port}/v1/chat/completions`;
+  const cell = (t: Throughput & { cpuMsPerRequest: number }) => `${f(t.rps, 0)} (${t.p50}/${t.p99})${Number.isNaN(t.cpuMsPerRequest) ? "" : `, ${f(t.cpuMsPerRequest, 3)} ms CPU/req`}${t.errors > 0 ? ` (${t.errors} errors)` : ""}`;
+  // The three take turns, twice (off, on, traced, then traced, on, off), and each keeps its better
+  // run: a load that changes during the scenario (a busy machine) weighs on all three alike.
+  const best = async (run: (g: Running) => Promise<Throughput & { cpuMsPerRequest: number }>) => {
+    const order = [off, defaultGateway, traced];
+    const runs = new Map<Running, Throughput & { cpuMsPerRequest: number }>();
+    for (const g of [...order, ...[...order].reverse()]) {
+      const result = await run(g);
+      const kept = runs.get(g);
+      if (!kept || result.rps > kept.rps) runs.set(g, result);
+    }
+    return order.map((g) => runs.get(g)!) as [Throughput & { cpuMsPerRequest: number }, Throughput & { cpuMsPerRequest: number }, Throughput & { cpuMsPerRequest: number }];
+  };
+  try {
+    for (const g of [off, defaultGateway, traced]) await throughput(url(g), chat("fake/m", false), 16, 1, headers); // warm
+    for (const stream of [false, true]) {
+      const label = stream ? "streaming" : "non-streaming";
+      const lOff = await sequentialLatency(url(off), chat("fake/m", stream), 1000, headers);
+      const lOn = await sequentialLatency(url(defaultGateway), chat("fake/m", stream), 1000, headers);
+      const lTraced = await sequentialLatency(url(traced), chat("fake/m", stream), 1000, headers);
+      results[`observe_latency_${label}_c1`] = { off: lOff, metricsAndUi: lOn, tracing: lTraced };
+      observeRows.push({ scenario: `${label} latency p50, 1 conn: metrics + web view (default)`, direct: `${f(lOff.p50, 3)} ms`, gateway: `${f(lOn.p50, 3)} ms`, ratio: `${lOn.p50 >= lOff.p50 ? "+" : ""}${f(lOn.p50 - lOff.p50, 3)} ms` });
+      observeRows.push({ scenario: `${label} latency p50, 1 conn: + tracing (OTLP)`, direct: `${f(lOff.p50, 3)} ms`, gateway: `${f(lTraced.p50, 3)} ms`, ratio: `${lTraced.p50 >= lOff.p50 ? "+" : ""}${f(lTraced.p50 - lOff.p50, 3)} ms` });
+      const [tOff, tOn, tTraced] = await best((g) => withCpu(g.child.pid!, () => throughput(url(g), chat("fake/m", stream), 16, SECONDS, headers)));
+      results[`observe_throughput_${label}_c16`] = { off: tOff, metricsAndUi: tOn, tracing: tTraced };
+      observeRows.push({ scenario: `${label} req/s, 16 conn: metrics + web view (default)`, direct: cell(tOff), gateway: cell(tOn), ratio: `${f((tOn.rps / tOff.rps) * 100, 0)}%` });
+      observeRows.push({ scenario: `${label} req/s, 16 conn: + tracing (OTLP)`, direct: cell(tOff), gateway: cell(tTraced), ratio: `${f((tTraced.rps / tOff.rps) * 100, 0)}%` });
+    }
+  } finally {
+    await Promise.all([off.stop(), traced.stop()]);
+    await new Promise<void>((resolve) => sink.close(() => resolve()));
+  }
+}
+
 function throughputRow(scenario: string, d: Throughput, g: Throughput & { cpuMsPerRequest: number }): Row {
   const errors = g.errors > 0 ? ` (${g.errors} errors)` : "";
   const cpu = Number.isNaN(g.cpuMsPerRequest) ? "" : `, ${f(g.cpuMsPerRequest, 3)} ms CPU/req`;
@@ -321,7 +383,7 @@ function printTable(rows: Row[], headers: Row = { scenario: "scenario", direct: 
 }
 
 /** BENCH_ONLY=conversations,mcp (names below) runs only those scenarios, on a fresh gateway. */
-const SCENARIOS = ["bare", "passthrough", "messages", "responses", "long", "mcp", "workers", "conversations"] as const;
+const SCENARIOS = ["bare", "passthrough", "messages", "responses", "long", "mcp", "workers", "observe", "conversations"] as const;
 const only = process.env.BENCH_ONLY?.split(",").map((name) => name.trim());
 const wanted = (name: (typeof SCENARIOS)[number]) => only === undefined || only.includes(name);
 
@@ -339,6 +401,7 @@ async function main(): Promise<void> {
     if (wanted("long")) await longStreams(fakeUrl, gatewayUrl, gateway.child.pid!);
     if (wanted("mcp")) await mcpToolCall(everything.port, gateway.port);
     if (wanted("workers")) await workers(fake.port, everything.port, gateway);
+    if (wanted("observe")) await observe(fake.port, everything.port, gateway);
     if (wanted("conversations")) await conversations(fake.port, everything.port, 1000);
   } finally {
     await Promise.all([gateway.stop(), everything.stop(), bare.stop(), fake.stop()]);
@@ -346,6 +409,8 @@ async function main(): Promise<void> {
   printTable(rows);
   if (rows.length > 0 && workerRows.length > 0) process.stdout.write("\n");
   printTable(workerRows, { scenario: "--workers (same load)", direct: "one process, memory store", gateway: "--workers 2, Redis store", ratio: "2 workers vs one" });
+  if (observeRows.length > 0 && rows.length + workerRows.length > 0) process.stdout.write("\n");
+  printTable(observeRows, { scenario: "observability (same load)", direct: "off", gateway: "on", ratio: "on vs off" });
   const verdicts = judge(results);
   printVerdicts(verdicts);
   // A partial run prints its rows only: bench/results.json keeps the last full run.

@@ -4,6 +4,7 @@
  * connect in the background: the gateway can listen at once, each server's tools are offered
  * from the moment it is ready, and `started` says when every first start has ended.
  */
+import { createRequire } from "node:module";
 import type { Hono } from "hono";
 import type { GatewayConfig } from "../core/config/index.ts";
 import { createLogger, scrubber, type Logger } from "../core/logger.ts";
@@ -20,12 +21,19 @@ import { HiddenStepsKeeper, type HiddenSteps } from "./state/hidden-steps.ts";
 import { ResponseStore, type StoredResponse } from "./state/responses.ts";
 import { RedisBackend } from "./state/redis-store.ts";
 import { MemoryBackend, type StateBackend } from "./state/store.ts";
+import { DEFAULT_OBSERVABILITY, Observability } from "./observe/observability.ts";
+import { startTracing, type Tracing } from "./observe/otel-sdk.ts";
+import { serverViews } from "./observe/servers-view.ts";
+import { wireLoggingFetch } from "./observe/wire-log.ts";
+import { fastFetch } from "../core/fast-fetch.ts";
 
 export interface GatewayOptions {
   logger?: Logger;
   adapterFactory?: AdapterFactory;
   /** SSE heartbeat interval while tools run. */
   heartbeatMs?: number;
+  /** Where the OTEL_* variables are read (default process.env): traces start when they ask for them. */
+  env?: Record<string, string | undefined>;
 }
 
 export interface Gateway {
@@ -37,6 +45,8 @@ export interface Gateway {
   /** Where state between requests lives (memory, or Redis shared by every instance). */
   store: StateBackend;
   app: Hono;
+  /** Metrics, recent requests (the web view) and traces. */
+  observability: Observability;
   /** The gateway as an MCP server (stdio and every /mcp session share it). */
   mcp: McpHub;
   /** The /mcp Streamable HTTP endpoint mounted on `app`. */
@@ -51,6 +61,15 @@ export interface Gateway {
   started: Promise<void>;
   close(): Promise<void>;
 }
+
+/** The package's version (the traces' service.version). */
+const GATEWAY_VERSION = (() => {
+  try {
+    return (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
+  } catch {
+    return "0.0.0";
+  }
+})();
 
 /** Every secret value in the config, so the logger can scrub it wherever it appears. */
 export function configSecrets(config: GatewayConfig): string[] {
@@ -134,9 +153,27 @@ function schemaWarningLogger(providers: Map<string, ProviderEntry>, logger: Logg
 
 export async function createGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
   const logger = options.logger ?? createLogger({ secrets: configSecrets(config) });
-  const providers = buildProviders(config.providers, options.adapterFactory, config.path ?? "(inline)");
+  const env = options.env ?? process.env;
+  // Traces only when the OTEL_* variables ask for them (the SDK is not even loaded otherwise).
+  const tracing: Tracing | undefined = await startTracing(env, logger, GATEWAY_VERSION);
+  // At trace level, every provider request and answer goes to the log (the transparent log).
+  const wireLog = logger.isLevelEnabled("trace") ? (name: string) => wireLoggingFetch(fastFetch, name, logger) : undefined;
+  const providers = buildProviders(config.providers, options.adapterFactory, config.path ?? "(inline)", wireLog);
+  const scrub = scrubber(configSecrets(config));
+  let poolRef: McpPool | undefined;
+  const settings = config.gateway.observability ?? DEFAULT_OBSERVABILITY;
+  const captureContent = settings.captureContent || /^true$/i.test(env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT ?? "");
+  const observability = new Observability({
+    settings: { ...settings, captureContent },
+    logger,
+    scrub,
+    origin: (name) => poolRef?.origin(name),
+    sources: { servers: () => poolRef?.states() ?? [], store: () => store.health() },
+    servers: () => (poolRef ? serverViews(poolRef, providers, scrub) : []),
+  });
   const mcp = new McpHub({ config, logger, providers });
-  const pool = new McpPool(config.servers, { logger, upstreamHandlers: mcp.upstreamHandlers });
+  const pool = new McpPool(config.servers, { logger, upstreamHandlers: mcp.upstreamHandlers, onCall: (report) => observability.mcpCall(report) });
+  poolRef = pool;
   mcp.bind(pool);
   for (const provider of providers.values()) {
     if (provider.unavailable) logger.warn({ provider: provider.name }, provider.unavailable);
@@ -160,12 +197,13 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     logSchemaWarnings(pool);
   });
   const store = createStateBackend(config, logger);
-  const hiddenSteps = new HiddenStepsKeeper(store.table<HiddenSteps>("steps", STEPS_TABLE), logger);
-  const scrub = scrubber(configSecrets(config));
+  // What the gateway's parts use: the store with its failures counted (metrics).
+  const counted = observability.countStoreErrors(store);
+  const hiddenSteps = new HiddenStepsKeeper(counted.table<HiddenSteps>("steps", STEPS_TABLE), logger);
   const report = () => health(pool, providers, scrub, store);
   // With a shared store, /mcp sessions keep their records in it and move between instances.
-  const mcpHttp = new McpHttpEndpoint({ hub: mcp, config, logger, store });
-  const keyLimits = new KeyLimits(store.counters, logger);
+  const mcpHttp = new McpHttpEndpoint({ hub: mcp, config, logger, store: counted });
+  const keyLimits = new KeyLimits(counted.counters, logger);
   mcp.useKeyLimits(keyLimits);
   const app = createApp({
     mount: (routes) => mcpHttp.mount(routes),
@@ -174,9 +212,9 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     // /v1 tool calls are tracked by the MCP hub, so upstream requests they cause never reach an MCP session.
     tools: mcp.outsideTools(pool),
     hiddenSteps,
-    responses: new ResponseStore(store.table<StoredResponse>("responses", RESPONSES_TABLE)),
+    responses: new ResponseStore(counted.table<StoredResponse>("responses", RESPONSES_TABLE)),
     // Cooldowns of aliases' deployments go through the store: every instance skips a failing one.
-    deployments: new DeploymentRouter({ store, logger }),
+    deployments: new DeploymentRouter({ store: counted, logger }),
     // Per-key rpm/tpm counters in the store: shared by every instance.
     limits: keyLimits,
     // Where compaction cut each conversation, and the tools' MCP annotations for the tool policy.
@@ -187,6 +225,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     ready: () => ready(pool),
     retryPolicy: config.gateway.retries,
     scrub,
+    observability,
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
   });
   // In the background: nothing above waits for a server.
@@ -197,10 +236,12 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     logger.info({ ready: states.length - failed.length, failed, tools: pool.registry.list().length }, "MCP servers started");
   });
   const close = async () => {
+    observability.endStreams();
     await mcpHttp.close();
     await mcp.close();
     await pool.close();
     await store.close();
+    await tracing?.shutdown();
   };
-  return { config, logger, pool, providers, hiddenSteps, store, app, mcp, mcpHttp, health: report, ready: () => ready(pool), started, close };
+  return { config, logger, pool, providers, hiddenSteps, store, app, observability, mcp, mcpHttp, health: report, ready: () => ready(pool), started, close };
 }

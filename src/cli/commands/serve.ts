@@ -59,6 +59,8 @@ async function serveOne(config: GatewayConfig, host: string, port: number): Prom
       // get the same deadline to answer, then the MCP sessions end (their GET streams would hold
       // the close until the deadline).
       const closing = server.close(SHUTDOWN_DEADLINE_MS);
+      // The web view's live streams never end on their own: they would hold the close until the deadline.
+      gateway.observability.endStreams();
       gateway.logger.info({ signal }, "shutting down: finishing in-flight requests");
       await gateway.mcpHttp.close(SHUTDOWN_DEADLINE_MS);
       await closing;

@@ -148,6 +148,12 @@ function normalize(raw: RawConfig, missing: MissingVariable[], source: string): 
       forwardRoots: g.forwardRoots ?? false,
       maxMcpSessions: g.maxMcpSessions ?? DEFAULTS.maxMcpSessions,
       corsOrigins: g.cors?.allowedOrigins ?? [],
+      observability: {
+        metrics: g.observability?.metrics ?? true,
+        ui: g.observability?.ui ?? true,
+        recentRequests: g.observability?.recentRequests ?? 200,
+        captureContent: g.observability?.captureContent ?? false,
+      },
       store: g.store === undefined || g.store === "memory" ? { kind: "memory" } : { kind: "redis", url: g.store.redis.url, ...(g.store.redis.keyPrefix === undefined ? {} : { keyPrefix: g.store.redis.keyPrefix }) },
       context: g.context,
       toolSearch: g.toolSearch,

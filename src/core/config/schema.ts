@@ -172,6 +172,15 @@ export const gatewaySchema = z.strictObject({
   maxMcpSessions: z.number().int().positive().optional(),
   /** Browser apps on these origins may call /v1 (CORS); off by default. */
   cors: z.strictObject({ allowedOrigins: z.array(z.string().min(1)).min(1) }).optional(),
+  /** Prometheus metrics (/metrics), the web view (/ui) with its ring of recent requests, and content on trace spans. */
+  observability: z
+    .strictObject({
+      metrics: z.boolean().optional(),
+      ui: z.boolean().optional(),
+      recentRequests: z.number().int().min(0).max(100_000).optional(),
+      captureContent: z.boolean().optional(),
+    })
+    .optional(),
   /** Where state between requests lives: this process ("memory") or Redis, shared by every instance. */
   store: z
     .union([
@@ -207,6 +216,7 @@ export function knownKeysAt(path: readonly PropertyKey[]): readonly string[] {
   if (section === "gateway" && path[1] === "sampling") return ["model"];
   if (section === "gateway" && path[1] === "retries") return ["attempts", "initialDelayMs", "maxDelayMs", "budgetMs"];
   if (section === "gateway" && path[1] === "cors") return ["allowedOrigins"];
+  if (section === "gateway" && path[1] === "observability") return ["metrics", "ui", "recentRequests", "captureContent"];
   if (section === "gateway" && path[1] === "store") return path[2] === "redis" ? ["url", "keyPrefix"] : ["redis"];
   if (section === "gateway" && path.length >= 2 && loopKeysAt(path.slice(1))) return loopKeysAt(path.slice(1))!;
   if (section === "models" && path.length >= 3 && loopKeysAt(rest)) return loopKeysAt(rest)!;

@@ -96,6 +96,8 @@ export interface ResolvedGatewaySettings {
   maxMcpSessions: number;
   /** Origins whose browser pages may call /v1 (CORS; `*` for any); empty: none. */
   corsOrigins: string[];
+  /** Metrics, the web view and trace content (the defaults when not given: metrics and the view on, 200 recent requests, no content). */
+  observability?: { metrics: boolean; ui: boolean; recentRequests: number; captureContent: boolean } | undefined;
   /** Where state between requests lives. */
   store: { kind: "memory" } | { kind: "redis"; url: string; keyPrefix?: string };
   /** Defaults of the loop options (an alias's own win). */

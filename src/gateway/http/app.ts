@@ -24,6 +24,8 @@ import { gatewayConcurrencyCap } from "./limits.ts";
 import { requestIdFrom } from "./request-id.ts";
 import { embeddingsHandler } from "./routes/embeddings.ts";
 import { modelHandler, modelsHandler } from "./routes/models.ts";
+import type { Observability } from "../observe/observability.ts";
+import { mountObserveRoutes, observeRequests } from "../observe/routes.ts";
 
 export interface HealthReport {
   /** `degraded` (still HTTP 200: the process is alive) when `reasons` is not empty. */
@@ -48,6 +50,8 @@ export interface AppDeps extends ChatDeps {
   ready?(): ReadyReport;
   /** Extra routes mounted by the caller (the MCP endpoint). */
   mount?: (app: Hono) => void;
+  /** Metrics, the recent requests and traces (GET /metrics, /ui); none without it. */
+  observability?: Observability;
 }
 
 const requestId: MiddlewareHandler = async (c, next) => {
@@ -96,6 +100,8 @@ export function createApp(appDeps: AppDeps): Hono {
   // Claude Code's connectivity probe (HEAD), sent without a key.
   app.get("/api/hello", (c) => c.body(null, 200));
   app.use("/v1/*", anthropicProtocol);
+  // Every front-door request is observed from here on: refusals by auth and limits count too.
+  if (deps.observability) app.use("/v1/*", observeRequests(deps.observability, deps.config));
   // Before the host guard and the keys: a browser's preflight carries neither a key nor a body.
   if (deps.config.gateway.corsOrigins.length > 0) app.use("/v1/*", corsFor(deps.config.gateway.corsOrigins));
   const auth = apiKeyAuth(deps.config.gateway.apiKeys, deps.logger);
@@ -105,6 +111,8 @@ export function createApp(appDeps: AppDeps): Hono {
     app.use("/health", guard);
     app.use("/ready", guard);
   }
+  // /metrics and /ui's data: key holders only when keys are set (like /health's details), else the Host/Origin guard.
+  if (deps.observability) mountObserveRoutes(app, { observability: deps.observability, config: deps.config, guard: deps.config.gateway.apiKeys.length === 0 ? hostGuard(deps.config) : auth });
   // Bodies are read (and capped at gateway.maxBodyBytes) by the routes that take one.
   app.use("/v1/*", auth, keyLimitsGate(deps.config, deps.limits!, deps.logger), gatewayConcurrencyCap(deps.config));
   app.post("/v1/chat/completions", doorHandler(chatCompletionsDoor(deps.config), deps));

@@ -23,6 +23,8 @@ export function errorResponse(c: Context, error: unknown): Response {
   if (failure.retryAfterMs !== undefined) headers["retry-after"] = String(Math.ceil(failure.retryAfterMs / 1000));
   const status = (failure.status >= 400 && failure.status <= 599 ? failure.status : 500) as ContentfulStatusCode;
   const format = (c.get("errorFormat" as never) as ErrorFormat | undefined) ?? openaiFormat;
+  // For the request's observation (metrics, the web view): what the gateway answered with.
+  c.set("gatewayError" as never, failure as never);
   return c.json(format(failure, c.get("requestId" as never) as string | undefined), status, headers);
 }
 

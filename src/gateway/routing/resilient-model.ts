@@ -24,6 +24,20 @@ export interface ResilientOptions {
   requestId?: string;
   /** Told about calls to an alias's deployments (in-flight counts, cooldowns). */
   deployments?: DeploymentHooks;
+  /** Told about retries and fallbacks (the request's observation: metrics, timeline, trace). */
+  observer?: ModelCallObserver;
+}
+
+/** Who a model call goes to: a candidate's provider (config name) and model id. */
+export interface ModelTarget {
+  provider: string;
+  model: string;
+}
+
+/** What happens inside one model call, for whoever observes the request. */
+export interface ModelCallObserver {
+  retry(target: ModelTarget, attempt: number, delayMs: number, error: GatewayError): void;
+  fallback(from: ModelTarget, to: ModelTarget, error: GatewayError): void;
 }
 
 const notTracked = () => {};
@@ -67,6 +81,7 @@ class Attempts {
     const delay = retryDelay(error, this.#attempt, policy);
     if (delay !== undefined && this.#waited + delay <= policy.budgetMs) {
       logger.warn({ requestId: this.options.requestId, provider: candidate.provider.name, attempt: this.#attempt, delayMs: delay, err: error.message }, "retrying upstream call");
+      this.options.observer?.retry({ provider: candidate.provider.name, model: candidate.modelId }, this.#attempt, delay, error);
       this.#waited += delay;
       this.#attempt++;
       await sleep(delay, this.signal);
@@ -78,6 +93,7 @@ class Attempts {
     const fallback = candidates[this.#index + 1];
     if (!fallback || !shouldFallBack(error)) throw error;
     logFallback(logger, candidate, fallback, error, this.options.requestId);
+    this.options.observer?.fallback({ provider: candidate.provider.name, model: candidate.modelId }, { provider: fallback.provider.name, model: fallback.modelId }, error);
     this.#index++;
     this.#attempt = 1;
   }

@@ -3,13 +3,16 @@ import { runAgentLoop, type LoopEvent, type LoopOutcome } from "../../loop/index
 import { resilientModel } from "../routing/resilient-model.ts";
 import { DEFAULT_RETRY_POLICY } from "../routing/retry-policy.ts";
 import { stepKeys } from "../state/hidden-steps.ts";
+import { observedLoop } from "../observe/loop.ts";
+import type { RequestObservation } from "../observe/request.ts";
 import type { ChatDeps } from "./deps.ts";
 import type { PreparedRequest } from "./door.ts";
 import { loopOptionsFor } from "./loop-setup.ts";
 
-export function startLoop(prepared: PreparedRequest, deps: ChatDeps, stream: boolean, signal: AbortSignal, requestId?: string): AsyncGenerator<LoopEvent, LoopOutcome> {
+export function startLoop(prepared: PreparedRequest, deps: ChatDeps, stream: boolean, signal: AbortSignal, requestId?: string, observation?: RequestObservation): AsyncGenerator<LoopEvent, LoopOutcome> {
   const schemaTarget = prepared.model.provider.schemaTarget;
-  return runAgentLoop({
+  // In the request's async context (its log lines, its trace) however the loop is driven, observed when on.
+  const loop = runAgentLoop({
     model: resilientModel({
       candidates: prepared.model.candidates,
       tools: prepared.tools,
@@ -18,16 +21,19 @@ export function startLoop(prepared: PreparedRequest, deps: ChatDeps, stream: boo
       logger: deps.logger,
       ...(requestId === undefined ? {} : { requestId }),
       ...(deps.deployments ? { deployments: deps.deployments } : {}),
+      ...(observation ? { observer: observation } : {}),
     }),
     schemaTarget,
     request: prepared.request,
-    tools: prepared.tools,
+    // Each tool call in its own span when the request is traced.
+    tools: observation ? observation.tools(prepared.tools) : prepared.tools,
     stream,
     maxIterations: deps.config.gateway.maxIterations,
     // The plan's turns, final answer, compaction, tool search and tool-policy hook.
     ...(prepared.plan ? loopOptionsFor(prepared.plan, prepared.model, prepared.tools, deps, prepared.tenant, requestId === undefined ? {} : { requestId }) : {}),
     signal,
   });
+  return observedLoop(loop, observation);
 }
 
 /**

@@ -20,6 +20,7 @@ import { checkModel, checkSelection, keyTools, policyOf } from "./keys.ts";
 import { loopReport, takeLoopOptions } from "./loop-setup.ts";
 import { prepareRequest } from "./prepare.ts";
 import { pumpSse } from "./sse-pump.ts";
+import { observationOf } from "../observe/routes.ts";
 
 export async function readJson(c: Context, limits: JsonLimits & { maxBodyBytes: number }): Promise<unknown> {
   const text = await readBodyText(c, limits.maxBodyBytes);
@@ -92,14 +93,18 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
       checkModel(key, parsed.model);
       checkSelection(key, c.req.header("x-mcp-servers"), parsed.mcpServers);
       const prepared = await prepareRequest(parsed, c.req.header("x-mcp-servers"), tenantOf(c), key?.mcpServers ? { ...deps, tools: keyTools(deps.tools, key) } : deps, key);
+      // Metrics, the web view's timeline and the trace follow the request from here (when on).
+      const observation = observationOf(c);
+      const first = prepared.model.candidates[0];
+      observation?.routed(prepared.model.requested, { provider: first?.provider.name ?? prepared.model.provider.name, model: first?.modelId ?? prepared.model.modelId }, parsed.stream, prepared.request);
       await door.fit?.(prepared, controller.signal);
       if (prepared.warnings.length > 0) log.warn({ requestId, provider: prepared.model.provider.name, warnings: prepared.warnings }, `${door.label}: left out for this provider`);
       const logFields = { requestId, model: prepared.model.requested, provider: prepared.model.provider.name, stream: parsed.stream };
       const headers = { "x-request-id": requestId, ...warningHeaders(prepared) };
       if (parsed.stream) {
-        const writer = door.writer(prepared);
+        const writer = observation ? observation.writer(door.writer(prepared)) : door.writer(prepared);
         const handle = await pumpSse({
-          loop: startLoop(prepared, deps, true, controller.signal, requestId),
+          loop: startLoop(prepared, deps, true, controller.signal, requestId, observation),
           writer,
           controller,
           headers,
@@ -114,11 +119,12 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
         void handle.finished.then((outcome) => {
           clearTimeout(deadline);
           stopWatching();
+          observation?.finish(200);
           log.info({ ...logFields, ...answered(outcome), ms: Math.round(performance.now() - started), stop: outcome?.stopReason ?? "aborted_or_failed", turns: outcome?.turns, usage: outcome?.usage, ...loopReport(outcome) }, `${door.label} streamed`);
         });
         return handle.response;
       }
-      const loop = startLoop(prepared, deps, false, controller.signal, requestId);
+      const loop = startLoop(prepared, deps, false, controller.signal, requestId, observation);
       let step = await loop.next();
       while (!step.done) step = await loop.next();
       const outcome = step.value;

@@ -14,6 +14,7 @@ import { StderrTail } from "./stderr-tail.ts";
 import { connectClient, spawnFailure, type OpenedTransport } from "./transport.ts";
 import { handlerRegistry, upstreamClient, type UpstreamClient, type UpstreamHandlers } from "./upstream.ts";
 import { endProcesses, markedProcesses, newMarker } from "./server-processes.ts";
+import { errorType, traceMcpRequest } from "../../core/tracing.ts";
 
 export type ServerStatus = "starting" | "ready" | "failed" | "disabled" | "unavailable" | "closed";
 
@@ -58,6 +59,8 @@ export interface ConnectionOptions {
    * Default true.
    */
   retry?: boolean;
+  /** Told after each tools/call to the server (the gateway's metrics): how long, and the `error.type` if it failed. */
+  onCall?: (report: { server: string; method: string; tool?: string; ms: number; error?: string }) => void;
 }
 
 /** What `onReady` gets: which connect of the server this was. */
@@ -424,14 +427,25 @@ export class McpConnection {
     // (which can lose the last notification; see routeProgress).
     const token = options.onProgress ? `gateway-progress-${++this.progressTokens}` : undefined;
     if (token) this.progressHandlers.set(token, options.onProgress!);
+    const started = performance.now();
+    let failure: string | undefined;
     try {
-      const result = await client.callTool({ name, arguments: args, ...(token ? { _meta: { progressToken: token } } : {}) }, {
-        ...(options.signal ? { signal: options.signal } : {}),
-        timeout: options.timeoutMs ?? this.config.timeoutMs,
+      // In a span when tracing is on, its context in `_meta` (traceparent): a server that traces joins the trace.
+      const result = await traceMcpRequest("tools/call", name, { "gen_ai.tool.name": name, "mcp_gateway.mcp_server": this.name }, async (trace) => {
+        const meta = trace || token ? { ...trace, ...(token ? { progressToken: token } : {}) } : undefined;
+        return (await client.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) }, {
+          ...(options.signal ? { signal: options.signal } : {}),
+          timeout: options.timeoutMs ?? this.config.timeoutMs,
+        })) as CallToolResult;
       });
-      return result as CallToolResult;
+      if (result.isError === true) failure = "tool_error";
+      return result;
+    } catch (error) {
+      failure = errorType(error);
+      throw error;
     } finally {
       if (token) this.progressHandlers.delete(token);
+      this.options.onCall?.({ server: this.name, method: "tools/call", tool: name, ms: performance.now() - started, ...(failure === undefined ? {} : { error: failure }) });
     }
   }
 

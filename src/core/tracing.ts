@@ -1,0 +1,68 @@
+/**
+ * The gateway's traces, through `@opentelemetry/api` only: every layer may use it (the MCP client
+ * puts the trace context in its requests' `_meta`), none needs the SDK. With no SDK registered
+ * (the default) `tracingOn()` is false and nothing here allocates: the callers skip their spans.
+ * The SDK and its exporter are started by the gateway when the OTEL_* variables ask for it
+ * (src/gateway/observe/otel-sdk.ts), or by whoever embeds the gateway and registers a provider.
+ */
+import { context, propagation, ProxyTracerProvider, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from "@opentelemetry/api";
+
+export const TRACER_NAME = "mcp-gateway";
+
+/** What the API's tracer provider delegates to while no SDK is registered. */
+const NOOP_PROVIDER = new ProxyTracerProvider().getDelegate();
+
+/** True when a tracer provider (an SDK) is registered: spans are worth making. Two calls, no allocation. */
+export function tracingOn(): boolean {
+  const provider = trace.getTracerProvider() as Partial<ProxyTracerProvider>;
+  return provider.getDelegate ? provider.getDelegate() !== NOOP_PROVIDER : true;
+}
+
+/** The gateway's tracer (the registered provider's; asked each time, so a provider registered later is used). */
+export function gatewayTracer(): Tracer {
+  return trace.getTracer(TRACER_NAME);
+}
+
+/** OpenTelemetry's `error.type` for a failure: the error's code, else its HTTP status, else its class name. */
+export function errorType(error: unknown): string {
+  const { code, status } = (error ?? {}) as { code?: unknown; status?: unknown };
+  if (typeof code === "string" && code !== "") return code;
+  if (typeof code === "number") return String(code);
+  if (typeof status === "number") return String(status);
+  return error instanceof Error ? error.name : "_OTHER";
+}
+
+/** Ends a span as failed with this error (recorded as an exception event, `error.type` set). */
+export function failSpan(span: Span, error: unknown, type = errorType(error)): void {
+  span.setAttribute("error.type", type);
+  span.recordException(error instanceof Error ? error : String(error));
+  span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+}
+
+/**
+ * Runs an MCP request to an upstream server in a CLIENT span named `{method} {target}` (the MCP
+ * semantic conventions), child of the active span, and hands `run` the `_meta` entries that carry
+ * the trace context (`traceparent`, `tracestate`) so that a server that traces joins the trace.
+ * A `tools/call` whose result is an error result is a failed span (`error.type` `tool_error`).
+ * With tracing off, `run(undefined)` and nothing else.
+ */
+export async function traceMcpRequest<T>(method: string, target: string | undefined, attributes: Attributes, run: (meta: Record<string, string> | undefined) => Promise<T>): Promise<T> {
+  if (!tracingOn()) return run(undefined);
+  const span = gatewayTracer().startSpan(target ? `${method} ${target}` : method, { kind: SpanKind.CLIENT, attributes: { "mcp.method.name": method, ...attributes } });
+  const active = trace.setSpan(context.active(), span);
+  const meta: Record<string, string> = {};
+  propagation.inject(active, meta);
+  try {
+    const result = await context.with(active, () => run(meta));
+    if ((result as { isError?: unknown } | null)?.isError === true) {
+      span.setAttribute("error.type", "tool_error");
+      span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    return result;
+  } catch (error) {
+    failSpan(span, error);
+    throw error;
+  } finally {
+    span.end();
+  }
+}
