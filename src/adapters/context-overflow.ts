@@ -4,6 +4,8 @@
  * matches is marked `contextOverflow`, and the loop compacts the conversation and tries once more
  * instead of failing the request.
  */
+import type { ContextOverflow } from "../core/index.ts";
+
 export type OverflowProtocol = "openai" | "openai-responses" | "anthropic" | "gemini";
 
 interface OverflowSigns {
@@ -65,10 +67,35 @@ export const CONTEXT_OVERFLOW: Record<OverflowProtocol, OverflowSigns> = {
   },
 };
 
-/** Whether an upstream refusal says the conversation is over the context window. */
-export function isContextOverflow(protocol: OverflowProtocol, status: number, code: string | undefined, message: string): boolean {
+/**
+ * The window and the refused request's size where the text says them, in the provider's own
+ * tokens: "maximum context length is 8192 tokens. However, your messages resulted in 9000"
+ * (OpenAI and its followers), "9000 tokens > 8192 maximum" and "195000 + 8192 > 200000"
+ * (Anthropic), "token count (9000) exceeds … allowed (8192)" (Gemini), "maximum prompt length is
+ * 8192 but the request contains 9000" (xAI), "Prompt contains 9000 tokens … 8192 maximum context
+ * length" (Mistral). With them the retry is cut to fit instead of by a guess.
+ */
+const NUMBERS: { window: RegExp; tokens?: RegExp }[] = [
+  { window: /maximum (?:context|prompt) length is (\d+)/i, tokens: /(?:resulted in|contains) (\d+) tokens/i },
+  { window: /(\d+) maximum context length/i, tokens: /contains (\d+) tokens/i },
+  { window: /> (\d+)(?: maximum)?\b/, tokens: /(?:too long: |limit: )(\d+)/i },
+  { window: /allowed \((\d+)\)/i, tokens: /token count \((\d+)\)/i },
+];
+
+function numbers(message: string): ContextOverflow {
+  for (const { window, tokens } of NUMBERS) {
+    const w = window.exec(message)?.[1];
+    if (w === undefined) continue;
+    const t = tokens?.exec(message)?.[1];
+    return { window: Number(w), ...(t === undefined ? {} : { tokens: Number(t) }) };
+  }
+  return {};
+}
+
+/** Whether an upstream refusal says the conversation is over the context window: then what it says of the numbers. */
+export function contextOverflow(protocol: OverflowProtocol, status: number, code: string | undefined, message: string): ContextOverflow | undefined {
   const signs = CONTEXT_OVERFLOW[protocol];
-  if (!signs.statuses.includes(status)) return false;
-  if (code !== undefined && signs.codes.includes(code)) return true;
-  return signs.texts.some((text) => text.test(message));
+  if (!signs.statuses.includes(status)) return undefined;
+  if ((code !== undefined && signs.codes.includes(code)) || signs.texts.some((text) => text.test(message))) return numbers(message);
+  return undefined;
 }

@@ -1,5 +1,5 @@
-import { GatewayError, parseRetryAfter, type ErrorType } from "../core/index.ts";
-import { isContextOverflow, type OverflowProtocol } from "./context-overflow.ts";
+import { GatewayError, parseRetryAfter, type ContextOverflow, type ErrorType } from "../core/index.ts";
+import { contextOverflow, type OverflowProtocol } from "./context-overflow.ts";
 
 /** What an upstream HTTP failure looked like, independent of which SDK saw it. */
 export interface UpstreamFailure {
@@ -66,9 +66,14 @@ export function upstreamHttpError(failure: UpstreamFailure): GatewayError {
     provider: failure.provider,
     retryable: isRetryableStatus(status),
     ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-    ...(failure.protocol && isContextOverflow(failure.protocol, status, failure.code, failure.message) ? { contextOverflow: true } : {}),
+    ...overflowField(failure, status),
     cause: failure.cause,
   });
+}
+
+function overflowField(failure: UpstreamFailure, status: number): { contextOverflow?: ContextOverflow } {
+  const overflow = failure.protocol && contextOverflow(failure.protocol, status, failure.code, failure.message);
+  return overflow ? { contextOverflow: overflow } : {};
 }
 
 /** The upstream could not be reached, or the connection broke. */

@@ -14,6 +14,14 @@ export type ErrorType =
   | "timeout_error"
   | "overloaded_error";
 
+/** A provider's context-length refusal, with the numbers its text gave (when it gave them). */
+export interface ContextOverflow {
+  /** The model's context window, in the provider's tokens. */
+  window?: number;
+  /** What the refused request counted, in the provider's tokens. */
+  tokens?: number;
+}
+
 export interface GatewayErrorOptions {
   status: number;
   type: ErrorType;
@@ -25,7 +33,7 @@ export interface GatewayErrorOptions {
   retryable?: boolean;
   retryAfterMs?: number;
   /** The provider refused the request because its conversation is longer than the model's context window. */
-  contextOverflow?: boolean;
+  contextOverflow?: ContextOverflow;
   cause?: unknown;
 }
 
@@ -41,7 +49,7 @@ export class GatewayError extends Error {
   readonly provider: string | undefined;
   readonly retryable: boolean;
   readonly retryAfterMs: number | undefined;
-  readonly contextOverflow: boolean;
+  readonly contextOverflow: ContextOverflow | undefined;
 
   constructor(message: string, options: GatewayErrorOptions) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -53,7 +61,7 @@ export class GatewayError extends Error {
     this.provider = options.provider;
     this.retryable = options.retryable ?? false;
     this.retryAfterMs = options.retryAfterMs;
-    this.contextOverflow = options.contextOverflow ?? false;
+    this.contextOverflow = options.contextOverflow;
   }
 
   /** The same error with another message (e.g. with secrets scrubbed out). */
@@ -67,7 +75,7 @@ export class GatewayError extends Error {
       ...(this.provider === undefined ? {} : { provider: this.provider }),
       retryable: this.retryable,
       ...(this.retryAfterMs === undefined ? {} : { retryAfterMs: this.retryAfterMs }),
-      ...(this.contextOverflow ? { contextOverflow: true } : {}),
+      ...(this.contextOverflow ? { contextOverflow: this.contextOverflow } : {}),
       cause: this.cause,
     });
   }

@@ -173,8 +173,8 @@ async function* modelTurn(
     result = yield* watched(callModel(options, request, clientToolNames, progress.text), seen);
   } catch (error) {
     // The provider says the conversation is over the model's context window: compacted (once) and tried again.
-    const overflow = error instanceof GatewayError && error.contextOverflow && !seen.visible && progress.compactor;
-    const retry = overflow ? await progress.compactor!.overflow(full, request) : undefined;
+    const overflow = error instanceof GatewayError && !seen.visible && progress.compactor ? error.contextOverflow : undefined;
+    const retry = overflow ? await progress.compactor!.overflow(full, request, overflow) : undefined;
     if (!retry) throw error;
     result = yield* callModel(options, (await options.hooks?.beforeModelCall?.({ turn, request: retry })) ?? retry, clientToolNames, progress.text);
   }

@@ -21,6 +21,7 @@ import { createHash } from "node:crypto";
 import { estimateMessageTokens, estimateToolTokens } from "../core/token-estimate.ts";
 import {
   type ChatModel,
+  type ContextOverflow,
   type ChatRequest,
   type Message,
   type ToolResultBlock,
@@ -265,15 +266,25 @@ export class Compactor {
     return this.compactTo(request, Math.floor(max * this.options.threshold * TARGET_SHARE) - fixed, "threshold", fixed);
   }
 
-  /** After a context-length error for `sent`: the request compacted further, or undefined when nothing more can go. */
-  async overflow(request: ChatRequest, sent: ChatRequest): Promise<ChatRequest | undefined> {
+  /**
+   * After a context-length error for `sent`: the request compacted further, or undefined when
+   * nothing more can go. When the provider said its window (and what it counted), the cut aims
+   * under that window, measured in the estimate's tokens; else at a share of what was sent.
+   */
+  async overflow(request: ChatRequest, sent: ChatRequest, said: ContextOverflow = {}): Promise<ChatRequest | undefined> {
     if (!this.enabled) return undefined;
     await this.restore(request.messages);
     const fixed = toolTokensOf(request) + reservedOutput(request, this.options.maxTokens);
     const sentTokens = sumTokens(sent.messages);
     const max = this.options.maxTokens;
-    const target = Math.floor(Math.min(sentTokens * OVERFLOW_SHARE, max === undefined ? Infinity : max * this.options.threshold * TARGET_SHARE - fixed));
-    const next = await this.compactTo(request, target, "context_length_error", fixed);
+    const configured = max === undefined ? Infinity : max * this.options.threshold * TARGET_SHARE - fixed;
+    let target = Math.min(sentTokens * OVERFLOW_SHARE, configured);
+    if (said.window !== undefined) {
+      // The provider's tokens in the estimate's: the ratio of the two counts of what was sent.
+      const scale = said.tokens ? (sentTokens + fixed) / said.tokens : 1;
+      target = Math.min(sentTokens * 0.9, said.window * scale * TARGET_SHARE - fixed);
+    }
+    const next = await this.compactTo(request, Math.floor(target), "context_length_error", fixed);
     return sumTokens(next.messages) < sentTokens ? next : undefined;
   }
 

@@ -126,7 +126,7 @@ describe("compaction", () => {
     const failing = {
       complete: async (request: ChatRequest, signal?: AbortSignal) => {
         calls++;
-        if (calls === 1) throw new GatewayError("prompt is too long", { status: 400, type: "invalid_request_error", contextOverflow: true });
+        if (calls === 1) throw new GatewayError("prompt is too long", { status: 400, type: "invalid_request_error", contextOverflow: {} });
         return model.complete(request, signal);
       },
       stream: model.stream.bind(model),
