@@ -21,6 +21,7 @@ import {
 import { callModel, TURN_TEXT_SEPARATOR, type TurnTextState } from "./call-model.ts";
 import { Compactor } from "./compaction.ts";
 import { runTools } from "./run-tools.ts";
+import { deliver, pendingAtStop, runTurnTools } from "./steering.ts";
 import { ToolOffer } from "./tool-search.ts";
 import type { LoopEvent, LoopOptions, LoopOutcome, LoopStopReason, ToolExecution } from "./types.ts";
 
@@ -75,14 +76,19 @@ export async function* runAgentLoop(options: LoopOptions): AsyncGenerator<LoopEv
       if (finished === "max_iterations" && options.finalAnswer) return yield* finalAnswer(options, turn, assistant, gatewayCalls, clientToolNames, progress);
       if (finished) {
         appendMessage(progress, assistant);
+        // A user message queued for the run (steering.ts) keeps it going instead.
+        const queued = finished === "stop" ? await pendingAtStop(options.steering) : undefined;
+        if (queued) yield* deliver(queued.messages, queued.kind, turn, (m) => appendMessage(progress, m));
         yield { type: "turn_end", turn };
+        if (queued) continue;
         return yield* done(outcome(progress, finished, result, turn));
       }
-      const executions = yield* runTools(options, turn, gatewayCalls);
+      const { executions, steered } = yield* runTurnTools(options, turn, gatewayCalls);
       progress.tools.push(...executions);
       const results = executions.map((e) => e.result);
       appendMessage(progress, assistant);
       if (results.length > 0) appendMessage(progress, { role: "tool", content: results });
+      yield* deliver(steered, "steer", turn, (m) => appendMessage(progress, m));
       yield { type: "turn_end", turn };
       if (clientCalls.length > 0) {
         return yield* done(clientToolsOutcome(progress, result, turn, clientCalls));

@@ -85,6 +85,8 @@ export type LoopEvent =
   | { type: "tool_progress"; turn: number; call: ToolCallBlock; progress: ToolProgress }
   | { type: "tool_end"; turn: number; call: ToolCallBlock; result: ToolResultBlock; durationMs: number; isError: boolean }
   | { type: "turn_end"; turn: number }
+  /** A message the user queued (steering.ts) was added to the conversation. */
+  | { type: "user_message"; turn: number; kind: "steer" | "follow_up"; message: Message }
   | { type: "usage"; usage: Usage }
   | { type: "done"; outcome: LoopOutcome }
   | { type: "error"; error: GatewayError };
@@ -124,6 +126,19 @@ export interface LoopOptions {
   toolSearch?: ToolSearchOptions;
   /** When the turns run out with only the gateway's tool calls pending: run them, then one more call without tools for an answer. */
   finalAnswer?: boolean;
+  /**
+   * Messages a user sends into the running loop (steering.ts). With it, a turn's tool calls run
+   * one after another, so that a steering message can land between two of them.
+   */
+  steering?: SteeringQueue;
+}
+
+/** Where a running loop finds the messages a user queued for it. Each call takes what is queued. */
+export interface SteeringQueue {
+  /** Delivered between tool calls: the turn's remaining calls are skipped, the model sees these next. */
+  steering(): MaybePromise<Message[]>;
+  /** Delivered only when the loop would otherwise stop: the model sees these and goes on. */
+  followUp(): MaybePromise<Message[]>;
 }
 
 export type { ToolDefinition };
