@@ -18,7 +18,8 @@ export function filterTools(tools: ToolSet, keep: (name: string) => boolean, ref
       }
       return definitions;
     },
-    has: (name) => keep(name) && tools.has(name),
+    // A tool left out is still known: a call of it gets `refusal` (why), not "there is no such tool".
+    has: (name) => tools.has(name),
     call: async (call, context) =>
       keep(call.name) ? tools.call(call, context) : { type: "tool_result", callId: call.id, name: call.name, content: [{ type: "text", text: refusal(call.name) }], isError: true },
   };

@@ -120,7 +120,7 @@ export function createApp(appDeps: AppDeps): Hono {
   app.post("/v1/messages/count_tokens", countTokensHandler(deps));
   const responses = deps.responses ?? new ResponseStore(new MemoryStore<StoredResponse>());
   const stored = storedResponseRoutes(responses);
-  app.post("/v1/responses", doorHandler(responsesDoor({ logger: deps.logger, config: deps.config, providers: deps.providers, tools: deps.tools, responses }), deps));
+  app.post("/v1/responses", doorHandler(responsesDoor({ logger: deps.logger, config: deps.config, providers: deps.providers, tools: deps.tools, responses, toolHints: deps.toolHints }), deps));
   app.get("/v1/responses/:id", stored.get);
   app.delete("/v1/responses/:id", stored.delete);
   app.get("/v1/responses/:id/input_items", stored.inputItems);

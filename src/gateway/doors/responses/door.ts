@@ -131,6 +131,8 @@ export interface ResponsesDoorDeps {
   providers: ReadonlyMap<string, ProviderEntry>;
   tools: ChatDeps["tools"];
   responses: ResponseStore;
+  /** The MCP annotations of a gateway tool, for the tool policy's approvals. */
+  toolHints?: ChatDeps["toolHints"];
 }
 
 function itemContext(prepared: PreparedRequest<ResponsesRequest>, deps: ResponsesDoorDeps): ItemContext {
@@ -177,6 +179,27 @@ function fitMcpTools(prepared: PreparedRequest<ResponsesRequest>, context: ItemC
   if (approval.length > 0) prepared.request = { ...prepared.request, tools: [...(prepared.request.tools ?? []), ...approval] };
 }
 
+/**
+ * Tools the gateway's tool policy wants approved (by name or MCP annotation) take OpenAI's own
+ * approval flow through this door: offered to the model as the client's, a call of one ends the
+ * answer with an `mcp_approval_request`, and the client's `mcp_approval_response` runs it
+ * (approvals.ts). Not for a key that auto-approves.
+ */
+function fitPolicyApprovals(prepared: PreparedRequest<ResponsesRequest>, hints: ChatDeps["toolHints"]): void {
+  const plan = prepared.plan;
+  if (!plan?.policy.active || plan.autoApprove) return;
+  const clientTools = new Set((prepared.request.tools ?? []).map((tool) => tool.name));
+  const needing = prepared.tools
+    .definitions(prepared.model.provider.schemaTarget)
+    .filter((d) => !clientTools.has(d.name) && plan.policy.needsApproval(d.name, hints?.(d.name)));
+  if (needing.length === 0) return;
+  const names = new Set(needing.map((d) => d.name));
+  const selected = prepared.tools;
+  prepared.tools = { definitions: (t) => selected.definitions(t).filter((d) => !names.has(d.name)), has: (name) => selected.has(name), call: (call, ctx) => selected.call(call, ctx) };
+  for (const name of names) prepared.parsed.approvalTools.add(name);
+  prepared.request = { ...prepared.request, tools: [...(prepared.request.tools ?? []), ...needing] };
+}
+
 /** Hosted tools and what the neutral model could not hold: for a Responses upstream as sent, elsewhere left out and said. */
 function fitHosted(prepared: PreparedRequest<ResponsesRequest>): void {
   const provider = prepared.model.provider;
@@ -199,6 +222,7 @@ export function responsesDoor(deps: ResponsesDoorDeps): Door<ResponsesRequest> {
       const context = itemContext(prepared, deps);
       fitHosted(prepared);
       fitMcpTools(prepared, context);
+      fitPolicyApprovals(prepared, deps.toolHints);
       prepared.parsed.leading.push(...(await runApprovals(prepared, context, signal)));
     },
     respond(outcome, prepared) {
