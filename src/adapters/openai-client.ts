@@ -5,10 +5,11 @@
  * gateway config is the only source; logging is off (failures reach the caller as GatewayErrors,
  * and in stdio mode stdout is the MCP channel).
  */
-import OpenAI from "openai";
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { fastFetch } from "../core/fast-fetch.ts";
 import { normalizeErrorBody } from "./openai-chat/error-body.ts";
 import type { AdapterOptions } from "./types.ts";
+import type { SdkErrors } from "./upstream-http.ts";
 
 export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
 /** The SDK's default request timeout, also used as the stream idle limit when none is configured. */
@@ -41,3 +42,12 @@ export function createOpenAIClient(options: AdapterOptions): OpenAI {
     logLevel: "off",
   });
 }
+
+/** The openai SDK's errors for the gateway's transport: what its own request path throws. */
+export const OPENAI_ERRORS: SdkErrors = {
+  // As the Client above: the body put in the shape the SDK reads first.
+  status: (status, json, text, headers) => APIError.generate(status, normalizeErrorBody(json), text, headers),
+  connection: (cause) => new APIConnectionError({ cause }),
+  timeout: () => new APIConnectionTimeoutError(),
+  aborted: () => new APIUserAbortError(),
+};

@@ -32,9 +32,37 @@ export interface SseOptions {
   complete?: () => boolean;
 }
 
+/**
+ * The bytes of a body, read one chunk at a time: a web ReadableStream (fetch), or the transport's
+ * Node stream (./upstream-http.ts), without wrapping one in the other (a web stream per call
+ * costs more than the decoding of a short answer).
+ */
+export interface ByteSource {
+  read(): Promise<IteratorResult<Uint8Array, unknown>>;
+  /** Stops reading and lets the body go (closes the connection when it has not ended). */
+  cancel(): void;
+  /** Lets go of the body (after its end, or after cancel). */
+  release(): void;
+}
+
+/** A streamed answer: a fetch Response, or the transport's OpenStream (./upstream-http.ts). */
+export interface StreamedAnswer {
+  readonly body: ReadableStream<Uint8Array> | ByteSource | null;
+  readonly headers: Headers;
+}
+
+function webSource(body: ReadableStream<Uint8Array>): ByteSource {
+  const reader = body.getReader();
+  return {
+    read: () => reader.read() as Promise<IteratorResult<Uint8Array, unknown>>,
+    cancel: () => void reader.cancel().catch(() => undefined),
+    release: () => reader.releaseLock(),
+  };
+}
+
 /** Reads what is left of a finished body, then lets go; cuts it if it does not end soon. */
-async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
-  const cut = setTimeout(() => void reader.cancel().catch(() => undefined), DRAIN_MS);
+async function drain(reader: ByteSource): Promise<void> {
+  const cut = setTimeout(() => reader.cancel(), DRAIN_MS);
   cut.unref();
   try {
     while (!(await reader.read()).done);
@@ -42,12 +70,12 @@ async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<v
     // cut, or failed: either way nothing more to do
   } finally {
     clearTimeout(cut);
-    reader.releaseLock();
+    reader.release();
   }
 }
 
-export async function* sseEvents(body: ReadableStream<Uint8Array>, signal: AbortSignal, options: SseOptions = {}): AsyncGenerator<SseEvent> {
-  const reader = body.getReader();
+export async function* sseEvents(body: ReadableStream<Uint8Array> | ByteSource, signal: AbortSignal, options: SseOptions = {}): AsyncGenerator<SseEvent> {
+  const reader = "getReader" in body ? webSource(body) : body;
   const decoder = new TextDecoder();
   const pending: SseEvent[] = [];
   const parser = createParser({ onEvent: ({ event, data }) => pending.push({ event, data }) });
@@ -77,7 +105,7 @@ export async function* sseEvents(body: ReadableStream<Uint8Array>, signal: Abort
     if (signal.aborted) return;
     throw error;
   } finally {
-    if (ended) reader.releaseLock();
+    if (ended) reader.release();
     else if (options.complete?.() && !signal.aborted) {
       // Usually the end is already here (same read as the last event): wait for it briefly so
       // the connection is free for a call that follows at once; else it is drained behind.
@@ -86,8 +114,8 @@ export async function* sseEvents(body: ReadableStream<Uint8Array>, signal: Abort
     else {
       // Stopped early or failed: the rest is not wanted (closes the upstream socket, which
       // also stops the upstream generating).
-      void reader.cancel().catch(() => undefined);
-      reader.releaseLock();
+      reader.cancel();
+      reader.release();
     }
   }
 }

@@ -77,7 +77,7 @@ function webBody(body: Readable, signal: AbortSignal | undefined): ReadableStrea
  * aborted (the SDKs recognise an abort by it), else TypeError "terminated" with the socket
  * error as cause (the adapters' "cut off" mapping). JSON syntax errors stay what they are.
  */
-function failure(error: unknown, signal: AbortSignal | undefined): unknown {
+export function failure(error: unknown, signal: AbortSignal | undefined): unknown {
   if (signal?.aborted) return signal.reason;
   if (error instanceof SyntaxError) return error;
   return new TypeError("terminated", { cause: error });
@@ -180,7 +180,11 @@ export interface FastFetchOptions {
 
 /** A fetch over its own connection pool. */
 export function createFastFetch(options: FastFetchOptions = {}): typeof fetch {
-  const dispatcher = new Agent(options);
+  return fetchOver(new Agent(options));
+}
+
+/** A fetch over the given connection pool. */
+function fetchOver(dispatcher: Agent): typeof fetch {
   return (input, init) => fastRequest(dispatcher, input, init);
 }
 
@@ -204,8 +208,12 @@ async function fastRequest(dispatcher: Agent, input: Parameters<typeof fetch>[0]
 }
 
 /**
- * The provider SDKs' fetch. Idle connections are kept 30 s (providers' servers keep them at
- * least that long, and say so when they do not; a reuse that loses the race is a retryable
- * connection error for the gateway).
+ * The connections to providers, shared by the adapters' transport (src/adapters/upstream-http.ts)
+ * and fastFetch. Idle connections are kept 30 s (providers' servers keep them at least that long,
+ * and say so when they do not; a reuse that loses the race is a retryable connection error for
+ * the gateway).
  */
-export const fastFetch: typeof fetch = createFastFetch({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000 });
+export const providerDispatcher = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000 });
+
+/** The provider SDKs' fetch (the calls that still go through them: count_tokens, embeddings, Gemini's). */
+export const fastFetch: typeof fetch = fetchOver(providerDispatcher);

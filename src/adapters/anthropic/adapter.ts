@@ -6,14 +6,16 @@ import { renameFunctions } from "../neutral-names.ts";
 import { ANTHROPIC_FUNCTION_NAMES } from "../quirks/function-names.ts";
 import { IdleAbort } from "../idle-abort.ts";
 import type { AdapterOptions, ModelAdapter } from "../types.ts";
-import { fromAnthropicError } from "./errors.ts";
+import { SdkHead, withHeaders } from "../sdk-head.ts";
+import { UpstreamHttp } from "../upstream-http.ts";
+import { ANTHROPIC_ERRORS, fromAnthropicError } from "./errors.ts";
 import { fromMessage } from "./from-response.ts";
 import { messageStreamEvents } from "./sse-events.ts";
 import { toStreamEvents } from "./stream.ts";
 import { passthroughParams } from "./passthrough.ts";
 import { toWireParams } from "./to-request.ts";
 import type { WireParams } from "./wire.ts";
-import type { MessageCountTokensParams } from "@anthropic-ai/sdk/resources/messages";
+import type { Message, MessageCountTokensParams } from "@anthropic-ai/sdk/resources/messages";
 
 export const DEFAULT_BASE_URL = "https://api.anthropic.com";
 /** The SDK's own default; also how long a started stream may stay silent. */
@@ -47,6 +49,21 @@ function wireRequest(request: ChatRequest, options: AdapterOptions): { params: W
   return { params: passthroughParams(request, passthrough, options), headers: passthrough.headers };
 }
 
+/**
+ * What `messages.create` makes of the params: `user_profile_id` and `workspace_id` go as the
+ * headers anthropic-user-profile-id and anthropic-workspace-id (before the call's own), not in the body.
+ */
+function createCall(params: WireParams, headers: Record<string, string> | undefined): { body: string; headers: Record<string, string> | undefined } {
+  const record = params as unknown as Record<string, unknown>;
+  if (record["user_profile_id"] == null && record["workspace_id"] == null) return { body: JSON.stringify(params), headers };
+  const { user_profile_id: profile, workspace_id: workspace, ...body } = record;
+  const moved: Record<string, string> = {
+    ...(profile != null ? { "anthropic-user-profile-id": String(profile) } : {}),
+    ...(workspace != null ? { "anthropic-workspace-id": String(workspace) } : {}),
+  };
+  return { body: JSON.stringify(body), headers: { ...moved, ...headers } };
+}
+
 /** The fields `count_tokens` takes (it refuses the others, `max_tokens` and sampling among them). */
 const COUNT_TOKENS_FIELDS = ["model", "messages", "system", "tools", "tool_choice", "thinking", "context_management", "mcp_servers", "output_config", "output_format"];
 
@@ -59,6 +76,15 @@ function countTokensParams(params: WireParams): MessageCountTokensParams {
 export function createAnthropicAdapter(options: AdapterOptions): ModelAdapter {
   const client = createClient(options);
   const idleMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  // Messages calls go out through the gateway's transport with the URL and headers the SDK would use.
+  const head = new SdkHead(client, "/v1/messages");
+  const http = new UpstreamHttp(ANTHROPIC_ERRORS, idleMs);
+
+  async function post(params: WireParams, extra: Record<string, string> | undefined, signal: AbortSignal | undefined) {
+    const to = await head.get();
+    const call = createCall(params, extra);
+    return { url: to.url, headers: withHeaders(to, call.headers), body: call.body, signal };
+  }
 
   async function complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatResult> {
     // A client's tool names Anthropic refuses (`fs.read`) go out renamed and come back as they were.
@@ -66,8 +92,8 @@ export function createAnthropicAdapter(options: AdapterOptions): ModelAdapter {
     try {
       // `stream` is left out rather than sent as false (as the official SDKs do); one set via `extra` is overruled.
       const { params: { stream: _stream, ...params }, headers } = wireRequest(names.request, options);
-      const message = await client.messages.create(params, { signal, ...(headers ? { headers } : {}) });
-      return names.result(fromMessage(message, options.id));
+      const message = await http.json(await post(params as WireParams, headers, signal));
+      return names.result(fromMessage(message as Message, options.id));
     } catch (error) {
       // An abort while the body is read surfaces as whatever fetch threw then; the signal tells the truth.
       throw signal?.aborted ? abortedError(options.id, error) : fromAnthropicError(options.id, error);
@@ -80,7 +106,7 @@ export function createAnthropicAdapter(options: AdapterOptions): ModelAdapter {
     const names = renameFunctions(request, ANTHROPIC_FUNCTION_NAMES);
     try {
       const { params, headers } = wireRequest(names.request, options);
-      const response = await client.messages.create({ ...params, stream: true }, { signal: guard.signal, ...(headers ? { headers } : {}) }).asResponse();
+      const response = await http.stream(await post({ ...params, stream: true }, headers, guard.signal));
       guard.arm();
       for await (const event of toStreamEvents(messageStreamEvents(response, guard.signal), options.id)) {
         guard.pause();

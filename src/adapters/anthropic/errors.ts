@@ -17,6 +17,15 @@ import {
   upstreamProtocolError,
   upstreamTimeoutError,
 } from "../http-error.ts";
+import type { SdkErrors } from "../upstream-http.ts";
+
+/** The Anthropic SDK's errors for the gateway's transport: what its own request path throws. */
+export const ANTHROPIC_ERRORS: SdkErrors = {
+  status: (status, json, text, headers) => APIError.generate(status, json, text, headers),
+  connection: (cause) => new APIConnectionError({ cause }),
+  timeout: () => new APIConnectionTimeoutError(),
+  aborted: () => new APIUserAbortError(),
+};
 
 /**
  * An in-stream `event: error` has no HTTP status of its own; this is the status Anthropic answers

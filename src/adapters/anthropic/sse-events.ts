@@ -6,7 +6,7 @@
  */
 import { AnthropicError, APIError } from "@anthropic-ai/sdk";
 import type { ErrorType } from "@anthropic-ai/sdk/resources/shared";
-import { sseEvents } from "../sse-events.ts";
+import { sseEvents, type StreamedAnswer } from "../sse-events.ts";
 import type { WireStreamEvent } from "./wire.ts";
 
 function errorBody(data: string): unknown {
@@ -17,7 +17,7 @@ function errorBody(data: string): unknown {
   }
 }
 
-export async function* messageStreamEvents(response: Response, signal: AbortSignal): AsyncGenerator<WireStreamEvent> {
+export async function* messageStreamEvents(response: StreamedAnswer, signal: AbortSignal): AsyncGenerator<WireStreamEvent> {
   if (!response.body) throw new AnthropicError("Attempted to iterate over a response with no body");
   // Once message_stop is out the consumer stops reading; the body's end is still read then.
   let stopped = false;

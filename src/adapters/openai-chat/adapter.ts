@@ -1,6 +1,8 @@
 import type { ChatRequest, ChatResult, StreamEvent } from "../../core/index.ts";
 import { abortedError } from "../http-error.ts";
-import { createOpenAIClient, DEFAULT_OPENAI_TIMEOUT_MS } from "../openai-client.ts";
+import { createOpenAIClient, DEFAULT_OPENAI_TIMEOUT_MS, OPENAI_ERRORS } from "../openai-client.ts";
+import { SdkHead } from "../sdk-head.ts";
+import { UpstreamHttp } from "../upstream-http.ts";
 import { IdleAbort } from "../idle-abort.ts";
 import { PRESETS } from "../quirks/presets.ts";
 import { RequestQuirks } from "../quirks/request/index.ts";
@@ -29,18 +31,22 @@ export function createOpenAIChatAdapter(options: AdapterOptions, wire: OpenAICha
   const client = createOpenAIClient(options);
   const provider = options.id;
   const idleMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  // Chat calls go out through the gateway's transport with the URL and headers the SDK would use.
+  const head = new SdkHead(client, "/chat/completions");
+  const http = new UpstreamHttp(OPENAI_ERRORS, idleMs);
   // A copy: the request steps are built from it once, and every call must see the same switches.
   const quirks: QuirkSwitches = { ...(wire.quirks ?? PRESETS.openai) };
   const requestOptions: RequestOptions = { maxTokensField: quirks.maxTokensField, openaiOnlyFields: quirks.openaiOnlyFields, reasoningRequest: quirks.reasoningRequest };
   const exchangeOptions: ExchangeOptions = { provider, quirks, requestQuirks: new RequestQuirks(provider, quirks), requestOptions };
   const exchange = (request: ChatRequest) => new Exchange(request, exchangeOptions);
 
-  // Not streamed: the SDK's own timeout covers the whole call, so the caller's signal goes to it
-  // as is (no idle clock, and no extra AbortController per request).
+  // Not streamed: the timeout for the answer's headers is the transport's, so the caller's signal
+  // goes to it as is (no idle clock, and no extra AbortController per request).
   async function complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatResult> {
     const call = exchange(request);
     try {
-      const body: unknown = await client.chat.completions.create(call.body, signal ? { signal } : undefined);
+      const { url, headers } = await head.get();
+      const body = await http.json({ url, headers, body: JSON.stringify(call.body), signal });
       return call.fromCompletion(body);
     } catch (error) {
       throw call.error(signal?.aborted ? abortedError(provider, error) : toGatewayErrorFromOpenAI(error, provider));
@@ -51,7 +57,8 @@ export function createOpenAIChatAdapter(options: AdapterOptions, wire: OpenAICha
     const control = new IdleAbort(signal, idleMs);
     const call = exchange(request);
     try {
-      const response = await client.chat.completions.create(call.streamingBody, { signal: control.signal }).asResponse();
+      const { url, headers } = await head.get();
+      const response = await http.stream({ url, headers, body: JSON.stringify(call.streamingBody), signal: control.signal });
       control.arm();
       yield* call.fromStream(watch(sseChunks(response, control.signal), control));
     } catch (error) {

@@ -5,7 +5,7 @@
  * APIError, and data that is not JSON throws.
  */
 import { APIError, OpenAIError } from "openai";
-import { sseEvents } from "../sse-events.ts";
+import { sseEvents, type StreamedAnswer } from "../sse-events.ts";
 import type { WireChunk } from "./wire-types.ts";
 
 function parseChunk(data: string, headers: Headers): WireChunk {
@@ -14,7 +14,7 @@ function parseChunk(data: string, headers: Headers): WireChunk {
   return chunk;
 }
 
-export async function* sseChunks(response: Response, signal: AbortSignal): AsyncGenerator<WireChunk> {
+export async function* sseChunks(response: StreamedAnswer, signal: AbortSignal): AsyncGenerator<WireChunk> {
   if (!response.body) throw new OpenAIError("Attempted to iterate over a response with no body");
   let done = false;
   for await (const { data } of sseEvents(response.body, signal)) {

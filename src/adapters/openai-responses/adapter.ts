@@ -1,6 +1,8 @@
 import type { ChatRequest, ChatResult, StreamEvent } from "../../core/index.ts";
 import { abortedError } from "../http-error.ts";
-import { createOpenAIClient, DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_TIMEOUT_MS } from "../openai-client.ts";
+import { createOpenAIClient, DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_TIMEOUT_MS, OPENAI_ERRORS } from "../openai-client.ts";
+import { SdkHead, withHeaders } from "../sdk-head.ts";
+import { UpstreamHttp } from "../upstream-http.ts";
 import { IdleAbort } from "../idle-abort.ts";
 import { renameFunctions } from "../neutral-names.ts";
 import { OPENAI_FUNCTION_NAMES } from "../quirks/function-names.ts";
@@ -11,7 +13,7 @@ import { responseStreamEvents } from "./sse-events.ts";
 import { toStreamEvents } from "./stream.ts";
 import { toWireParams } from "./to-request.ts";
 import { offeredTools } from "./tools.ts";
-import type { ResponseCreateParamsNonStreaming, WireParams } from "./wire.ts";
+import type { Response, WireParams } from "./wire.ts";
 
 export const DEFAULT_BASE_URL = DEFAULT_OPENAI_BASE_URL;
 /** The SDK's default request timeout, also how long a started stream may stay silent. */
@@ -25,23 +27,23 @@ function wireRequest(request: ChatRequest, original: ChatRequest, origin: string
   return passthrough?.protocol === "openai-responses" && Object.keys(passthrough.headers).length > 0 ? { params, headers: passthrough.headers } : { params };
 }
 
-/** The SDK's param type cannot name verbatim items; it sends whatever the object holds. */
-const sdkParams = (params: WireParams): ResponseCreateParamsNonStreaming => params as unknown as ResponseCreateParamsNonStreaming;
-
 /** A ModelAdapter for the OpenAI Responses API (`POST /v1/responses`) and servers that speak it. */
 export function createOpenAIResponsesAdapter(options: AdapterOptions): ModelAdapter {
-  const client = createOpenAIClient(options);
   const provider = options.id;
   const idleMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  // Calls go out through the gateway's transport with the URL and headers the SDK would use.
+  const head = new SdkHead(createOpenAIClient(options), "/responses");
+  const http = new UpstreamHttp(OPENAI_ERRORS, idleMs);
 
-  // Not streamed: the SDK's own timeout covers the whole call, so the caller's signal goes to it as is.
+  // Not streamed: the timeout for the answer's headers is the transport's, so the caller's signal goes to it as is.
   async function complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatResult> {
     // A client's tool names OpenAI refuses (`fs.read`) go out renamed and come back as they were.
     const names = renameFunctions(request, OPENAI_FUNCTION_NAMES);
     try {
       const { params, headers } = wireRequest(names.request, request, provider);
-      const response = await client.responses.create(sdkParams(params), { ...(signal ? { signal } : {}), ...(headers ? { headers } : {}) });
-      return names.result(fromResponse(response, provider, request.model));
+      const to = await head.get();
+      const response = await http.json({ url: to.url, headers: withHeaders(to, headers), body: JSON.stringify(params), signal });
+      return names.result(fromResponse(response as Response, provider, request.model));
     } catch (error) {
       // An abort while the body is read surfaces as whatever fetch threw then; the signal tells the truth.
       throw signal?.aborted ? abortedError(provider, error) : fromOpenAIResponsesError(provider, error);
@@ -54,8 +56,9 @@ export function createOpenAIResponsesAdapter(options: AdapterOptions): ModelAdap
     const names = renameFunctions(request, OPENAI_FUNCTION_NAMES);
     try {
       const { params, headers } = wireRequest(names.request, request, provider);
-      const body = { ...sdkParams(params), stream: true as const };
-      const response = await client.responses.create(body, { signal: guard.signal, ...(headers ? { headers } : {}) }).asResponse();
+      const to = await head.get();
+      const body = JSON.stringify({ ...params, stream: true });
+      const response = await http.stream({ url: to.url, headers: withHeaders(to, headers), body, signal: guard.signal });
       guard.arm();
       for await (const event of toStreamEvents(responseStreamEvents(response, guard.signal), provider, request.model)) {
         guard.pause();

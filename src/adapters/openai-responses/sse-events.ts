@@ -6,12 +6,12 @@
  */
 import { OpenAIError } from "openai";
 import { isJsonObject } from "../json-object.ts";
-import { sseEvents } from "../sse-events.ts";
+import { sseEvents, type StreamedAnswer } from "../sse-events.ts";
 import type { WireStreamEvent } from "./wire.ts";
 
 const TERMINAL = new Set(["response.completed", "response.incomplete", "response.failed", "error"]);
 
-export async function* responseStreamEvents(response: Response, signal: AbortSignal): AsyncGenerator<WireStreamEvent> {
+export async function* responseStreamEvents(response: StreamedAnswer, signal: AbortSignal): AsyncGenerator<WireStreamEvent> {
   if (!response.body) throw new OpenAIError("Attempted to iterate over a response with no body");
   let finished = false;
   for await (const { event, data } of sseEvents(response.body, signal, { complete: () => finished })) {

@@ -1,0 +1,59 @@
+/**
+ * A/B: two builds of the gateway (`node <dir>/bin/mcp-gateway.js serve`) under the same load, in
+ * turns, against one fake upstream: CPU per request of each, repeated. For deciding whether a
+ * change is a win on a noisy machine (turns cancel out drift).
+ *
+ *   npx tsx bench/ab.ts <dirA> <dirB> [rounds] [path] [stream]
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { throughput } from "./measure.ts";
+import { cpuSeconds, freePort, start, type Running } from "./processes.ts";
+
+const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
+const [dirA, dirB, rounds = "3", path = "/v1/chat/completions", stream = "false"] = process.argv.slice(2);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+
+async function gateway(dir: string, fakePort: number): Promise<Running> {
+  const port = await freePort();
+  const config = join(mkdtempSync(join(tmpdir(), "mcpgw-ab-")), "mcp.config.json");
+  writeFileSync(config, JSON.stringify({
+    providers: {
+      fake: { type: "openai", baseURL: `http://127.0.0.1:${fakePort}/v1` },
+      claude: { type: "anthropic", baseURL: `http://127.0.0.1:${fakePort}`, apiKey: "bench" },
+      responses: { type: "openai-responses", baseURL: `http://127.0.0.1:${fakePort}/v1`, apiKey: "bench" },
+    },
+    gateway: { port, maxConcurrentRequests: 4096, retries: { attempts: 1 } },
+  }));
+  return start(process.execPath, [join(dir, "bin", "mcp-gateway.js"), "serve", "--config", config], { env: { LOG_LEVEL: "info" }, ready: /listening on/, port });
+}
+
+const bodies: Record<string, (s: boolean) => string> = {
+  "/v1/chat/completions": (s) => JSON.stringify({ model: "fake/m", stream: s, messages: [{ role: "user", content: "Say hello" }] }),
+  "/v1/messages": (s) => JSON.stringify({ model: "claude/m", stream: s, max_tokens: 100, messages: [{ role: "user", content: "Say hello" }] }),
+  "/v1/responses": (s) => JSON.stringify({ model: "responses/m", stream: s, input: "Say hello" }),
+};
+
+const fakePort = await freePort();
+const fake = await start(process.execPath, [join(root, "bench", "fake-upstream.mjs")], { env: { PORT: String(fakePort) }, ready: /listening/, port: fakePort });
+const a = await gateway(resolve(dirA!), fakePort);
+const b = await gateway(resolve(dirB!), fakePort);
+const body = bodies[path]!(stream === "true");
+const headers = { "x-mcp-servers": "none", "anthropic-version": "2023-06-01" };
+try {
+  for (const g of [a, b]) await throughput(`http://127.0.0.1:${g.port}${path}`, body, 16, 2, headers);
+  for (let i = 0; i < Number(rounds); i++) {
+    const line: string[] = [];
+    for (const [name, g] of [["A", a], ["B", b]] as const) {
+      const before = cpuSeconds(g.child.pid!);
+      const t = await throughput(`http://127.0.0.1:${g.port}${path}`, body, 16, SECONDS, headers);
+      const cpu = ((cpuSeconds(g.child.pid!) - before) * 1000) / t.total;
+      line.push(`${name}: ${t.rps.toFixed(0)} req/s ${cpu.toFixed(3)} ms CPU/req${t.errors ? ` ${t.errors} errors` : ""}`);
+    }
+    process.stdout.write(`${line.join("   ")}\n`);
+  }
+} finally {
+  await Promise.all([a.stop(), b.stop(), fake.stop()]);
+}

@@ -1,0 +1,148 @@
+/**
+ * The gateway's one HTTP transport to providers: a JSON POST sent with undici's `request` over
+ * the shared provider pool, answered with the parsed body, or with the open body of a stream.
+ *
+ * The official SDKs still describe each wire: an adapter takes the URL and headers from its SDK
+ * client once (./sdk-head.ts), and every failure becomes the SDK's own error class, decided the
+ * way the SDK decides it (see SdkErrors), so the adapters' error mapping is the same as before.
+ * What is skipped is the SDKs' per-request machinery — header merging, an AbortController and a
+ * timer per call, WHATWG Headers and Response objects, logging hooks — which was about half the
+ * gateway's CPU per pass-through request (docs/performance.md).
+ */
+import type { Readable } from "node:stream";
+import { request, type Dispatcher } from "undici";
+import { failure, providerDispatcher } from "../core/fast-fetch.ts";
+import type { ByteSource } from "./sse-events.ts";
+
+/** The SDK's error for each way a call fails (its classes, so the adapters map them as before). */
+export interface SdkErrors {
+  /** An answer that is not 2xx: `json` is the body parsed (if it parses), `text` the body when that is not truthy JSON. */
+  status(status: number, json: object | undefined, text: string | undefined, headers: Headers): Error;
+  /** The request could not be sent, or no answer came. */
+  connection(cause: Error): Error;
+  /** No answer's headers within the timeout. */
+  timeout(): Error;
+  /** The caller's signal aborted before the answer's headers came. */
+  aborted(): Error;
+}
+
+export interface UpstreamPost {
+  url: string;
+  /** Lower-case names, complete (the transport adds none). */
+  headers: Record<string, string>;
+  body: string;
+  signal?: AbortSignal | undefined;
+}
+
+/** A streamed answer that was 2xx: its body as bytes, and its headers (built when asked for). */
+export interface OpenStream {
+  readonly body: ByteSource;
+  readonly headers: Headers;
+}
+
+type Answer = Dispatcher.ResponseData;
+
+function toHeaders(raw: Answer["headers"]): Headers {
+  const headers = new Headers();
+  for (const [key, value] of Object.entries(raw)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const item of value) headers.append(key, item);
+    else headers.set(key, value);
+  }
+  return headers;
+}
+
+/** The SDKs parse an answer as JSON when its media type says JSON, else hand back its text. */
+function isJson(contentType: string | string[] | undefined): boolean {
+  const type = (Array.isArray(contentType) ? contentType[0] : contentType)?.split(";")[0]?.trim();
+  return type !== undefined && (type.includes("application/json") || type.endsWith("+json"));
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A Node body read chunk by chunk; read failures reported the way fetch reports them. */
+function nodeSource(body: Readable, signal: AbortSignal | undefined): ByteSource {
+  const chunks = body[Symbol.asyncIterator]() as AsyncIterator<Uint8Array, unknown>;
+  return {
+    read: () => chunks.next().catch((error: unknown) => Promise.reject(failure(error, signal))),
+    cancel: () => void body.destroy(),
+    release: () => undefined,
+  };
+}
+
+export class UpstreamHttp {
+  /**
+   * `timeoutMs` bounds the wait for an answer's headers, as the SDKs' timeout does (theirs ends
+   * when the headers are in); a body that then stalls is the adapters' idle clock's business.
+   */
+  constructor(
+    private readonly errors: SdkErrors,
+    private readonly timeoutMs: number,
+    private readonly dispatcher: Dispatcher = providerDispatcher,
+  ) {}
+
+  /** A whole answer: parsed JSON (the text when it is not JSON, null for a 204). */
+  async json(post: UpstreamPost): Promise<unknown> {
+    const answer = await this.send(post);
+    if (answer.statusCode < 200 || answer.statusCode > 299) throw await this.statusError(answer);
+    try {
+      if (answer.statusCode === 204) {
+        answer.body.resume();
+        return null;
+      }
+      return isJson(answer.headers["content-type"]) ? await answer.body.json() : await answer.body.text();
+    } catch (error) {
+      throw failure(error, post.signal);
+    }
+  }
+
+  /** A streamed answer, open; a status that is not 2xx is thrown (its body read first). */
+  async stream(post: UpstreamPost): Promise<OpenStream> {
+    const answer = await this.send(post);
+    if (answer.statusCode < 200 || answer.statusCode > 299) throw await this.statusError(answer);
+    let headers: Headers | undefined;
+    return {
+      body: nodeSource(answer.body, post.signal),
+      get headers() {
+        return (headers ??= toHeaders(answer.headers));
+      },
+    };
+  }
+
+  private async send(post: UpstreamPost): Promise<Answer> {
+    try {
+      return await request(post.url, {
+        method: "POST",
+        headers: post.headers,
+        body: post.body,
+        signal: post.signal,
+        dispatcher: this.dispatcher,
+        headersTimeout: this.timeoutMs,
+      });
+    } catch (error) {
+      throw this.sendError(error, post.signal);
+    }
+  }
+
+  /** As the SDKs decide: the caller's abort first, then anything that reads as a timeout. */
+  private sendError(error: unknown, signal: AbortSignal | undefined): Error {
+    if (signal?.aborted) return this.errors.aborted();
+    const cause = error instanceof Error ? error : new Error(String(error));
+    const said = `${String(cause)}${"cause" in cause ? String(cause.cause) : ""}`;
+    if (cause.name === "AbortError" || /timed? ?out/i.test(said)) return this.errors.timeout();
+    return this.errors.connection(cause);
+  }
+
+  /** The SDKs' status error: the body's JSON when it parses, else its text as the message. */
+  private async statusError(answer: Answer): Promise<Error> {
+    const text = await answer.body.text().catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
+    const json = safeJson(text);
+    return this.errors.status(answer.statusCode, json as object | undefined, json ? undefined : text, toHeaders(answer.headers));
+  }
+}
