@@ -5,6 +5,7 @@
  */
 import { pino, type DestinationStream, type Logger } from "pino";
 import { redactSecretKeys } from "./log-redact.ts";
+import { currentRequestId } from "./request-context.ts";
 
 export type { Logger };
 
@@ -34,11 +35,18 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       level: options.level ?? process.env.LOG_LEVEL ?? "info",
       formatters: { log: redactSecretKeys },
       base: { service: "mcp-gateway" },
+      // Every line written for a request carries its id (a field the line sets itself wins).
+      mixin: requestIdField,
       timestamp: pino.stdTimeFunctions.isoTime,
       ...(secrets.some((s) => s.length >= 4) ? { hooks: { streamWrite: scrub } } : {}),
     },
     destination,
   );
+}
+
+function requestIdField(): { requestId?: string } {
+  const requestId = currentRequestId();
+  return requestId === undefined ? {} : { requestId };
 }
 
 /** A logger that drops everything (library use and tests). */

@@ -3,7 +3,7 @@
  * what went over the wire to the provider (request and answer bodies, streamed or not), redacted:
  * the provider's key never appears, credential headers are [REDACTED].
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { resolveConfig } from "../../src/core/config/index.ts";
 import { createLogger } from "../../src/core/logger.ts";
 import { configSecrets, createGateway, type Gateway } from "../../src/gateway/runtime.ts";
@@ -42,10 +42,15 @@ afterAll(async () => {
   await model.close();
 });
 
-async function run(level: string, stream: boolean): Promise<void> {
+/** The request's summary line: the last one it writes (a stream's, once the stream has ended). */
+const isRequestLine = (line: Record<string, unknown>) => line.msg === "chat completion" || line.msg === "chat completion streamed";
+
+/** Runs one request with an MCP tool call; returns the index of the first line written after the gateway started. */
+async function run(level: string, stream: boolean): Promise<number> {
   lines = [];
   raw = "";
   const { gateway, server } = await start(level);
+  const from = lines.length;
   try {
     model.script([{ calls: [{ id: "call_1", name: "everything__echo", arguments: { message: "logged" } }] }, { text: "All done." }]);
     const response = await fetch(`${server.url}/v1/chat/completions`, {
@@ -55,7 +60,9 @@ async function run(level: string, stream: boolean): Promise<void> {
     });
     expect(response.status).toBe(200);
     await response.text();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // A stream's line is written once its end is handled, a moment after the client read it.
+    await vi.waitFor(() => expect(lines.some(isRequestLine)).toBe(true), { timeout: 5_000, interval: 5 });
+    return from;
   } finally {
     await server.close(200);
     await gateway.close();
@@ -100,6 +107,19 @@ describe("logs", () => {
       expect(String(responses[1]!.body)).toContain(stream ? "data: " : "All done.");
       if (stream) expect(String(responses[1]!.body)).toContain("[DONE]");
       expect(raw).not.toContain(PROVIDER_KEY);
+    });
+  }
+
+  for (const stream of [false, true]) {
+    it(`every line written for a request carries its id: loop, adapter, MCP client, wire log (${stream ? "streamed" : "whole"})`, async () => {
+      const from = await run("trace", stream);
+      const end = lines.findIndex(isRequestLine);
+      // What an MCP server writes on its stderr is its own, not the request's (server-everything
+      // writes there when it asks the gateway for roots at startup, at any moment).
+      const during = lines.slice(from, end + 1).filter((l) => l.msg !== "mcp server stderr");
+      // The turns, the tool call and the wire log are among them: lines of several layers.
+      expect(during.map((l) => l.msg)).toEqual(expect.arrayContaining(["model turn", "tool call", "upstream request", "upstream response"]));
+      for (const line of during) expect(line, JSON.stringify(line)).toMatchObject({ requestId: `logs-trace-${stream}` });
     });
   }
 });

@@ -8,7 +8,7 @@
 import { join } from "node:path";
 import { context, propagation, SpanKind, trace } from "@opentelemetry/api";
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-node";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { startGateway, type RunningGateway } from "../helpers/gateway-harness.ts";
 import { sendJson, startFakeUpstream, type FakeUpstream } from "../helpers/fake-upstream.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "../helpers/scripted-upstream.ts";
@@ -61,12 +61,9 @@ const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
 
 /** Spans end a little after the answer leaves (the stream's end, the door span): wait for them. */
 async function spansOf(traceId: string, count: number): Promise<ReadableSpan[]> {
-  for (let i = 0; i < 100; i++) {
-    const spans = exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId);
-    if (spans.length >= count) return spans;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId);
+  const ofTrace = () => exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId);
+  await vi.waitFor(() => expect(ofTrace().length).toBeGreaterThanOrEqual(count), { timeout: 5_000, interval: 10 });
+  return ofTrace();
 }
 
 describe("traces", () => {
@@ -134,7 +131,7 @@ describe("traces", () => {
     model.script([{ text: "hello" }]);
     const response = await chat({ model: "p/m", messages: [{ role: "user", content: "hi" }] });
     await response.text();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await vi.waitFor(() => expect(byName(exporter.getFinishedSpans(), "POST /v1/chat/completions")).toHaveLength(1), { timeout: 5_000, interval: 10 });
     const [door] = byName(exporter.getFinishedSpans(), "POST /v1/chat/completions");
     expect(door!.parentSpanContext).toBeUndefined();
     expect(byName(exporter.getFinishedSpans(), "chat m").map((s) => s.spanContext().traceId)).toEqual([door!.spanContext().traceId]);

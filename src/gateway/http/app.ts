@@ -22,6 +22,7 @@ import { hostGuard } from "./host-guard.ts";
 import { keyLimitsGate } from "./key-limits.ts";
 import { gatewayConcurrencyCap } from "./limits.ts";
 import { requestIdFrom } from "./request-id.ts";
+import { withRequestId } from "../../core/request-context.ts";
 import { embeddingsHandler } from "./routes/embeddings.ts";
 import { modelHandler, modelsHandler } from "./routes/models.ts";
 import type { Observability } from "../observe/observability.ts";
@@ -57,7 +58,8 @@ export interface AppDeps extends ChatDeps {
 const requestId: MiddlewareHandler = async (c, next) => {
   const id = requestIdFrom(c.req.header("x-request-id"));
   c.set("requestId" as never, id as never);
-  await next();
+  // Everything this request runs logs with its id (src/core/request-context.ts).
+  await withRequestId(id, next);
   c.res.headers.set("x-request-id", id);
 };
 

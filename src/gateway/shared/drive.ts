@@ -11,7 +11,7 @@ import { loopOptionsFor } from "./loop-setup.ts";
 
 export function startLoop(prepared: PreparedRequest, deps: ChatDeps, stream: boolean, signal: AbortSignal, requestId?: string, observation?: RequestObservation): AsyncGenerator<LoopEvent, LoopOutcome> {
   const schemaTarget = prepared.model.provider.schemaTarget;
-  // In the request's async context (its log lines, its trace) however the loop is driven, observed when on.
+  // Observed (metrics, the web view, the trace) where the loop yields its events, when on.
   const loop = runAgentLoop({
     model: resilientModel({
       candidates: prepared.model.candidates,
