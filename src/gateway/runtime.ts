@@ -14,6 +14,8 @@ import type { CompactionState } from "../loop/index.ts";
 import { createApp, type HealthReport, type ReadyReport } from "./http/app.ts";
 import { McpHttpEndpoint } from "./mcp-server/http.ts";
 import { McpHub } from "./mcp-server/hub.ts";
+import { ConversationRuns } from "./mcp-server/conversation-runs.ts";
+import { ConversationStore, CONVERSATIONS_TABLE, type StoredConversation } from "./state/conversations.ts";
 import { DeploymentRouter } from "./routing/deployments.ts";
 import { buildProviders, type AdapterFactory, type ProviderEntry } from "./routing/providers.ts";
 import { KeyLimits } from "./shared/key-limits.ts";
@@ -205,6 +207,8 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const mcpHttp = new McpHttpEndpoint({ hub: mcp, config, logger, store: counted });
   const keyLimits = new KeyLimits(counted.counters, logger);
   mcp.useKeyLimits(keyLimits);
+  // The chat tool's conversations, in the store (every instance continues them); its runs, here.
+  mcp.useConversations({ store: new ConversationStore(store.table<StoredConversation>("conversations", CONVERSATIONS_TABLE)), runs: new ConversationRuns() });
   const app = createApp({
     mount: (routes) => mcpHttp.mount(routes),
     config,

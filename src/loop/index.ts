@@ -4,3 +4,4 @@ export { Compactor, conversationKey, planCut, transcript, turnStarts, type Compa
 export { FIND_TOOLS, ToolOffer, type ToolSearchOptions, type ToolSearchReport } from "./tool-search.ts";
 export { filterTools, limitResult, limitResults, patternMatcher, shrinkJson, type ResultLimit } from "./tool-views.ts";
 export type * from "./types.ts";
+export { SKIPPED_FOR_STEERING } from "./steering.ts";

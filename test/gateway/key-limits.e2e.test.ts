@@ -240,7 +240,7 @@ describe("a key's models and MCP servers", () => {
       const names = (await scoped.client.listTools()).tools.map((t) => t.name);
       expect(names).toContain("memory__read_graph");
       expect(names).toContain("chat");
-      expect(names.filter((name) => !name.startsWith("memory__") && name !== "chat")).toEqual([]);
+      expect(names.filter((name) => !name.startsWith("memory__") && name !== "chat" && name !== "steer")).toEqual([]);
       expect((await plain.client.listTools()).tools.map((t) => t.name)).toContain("everything__echo");
 
       const refused = scoped.client.callTool({ name: "everything__echo", arguments: { message: "hi" } });

@@ -3,7 +3,8 @@
  * MCP tools, and returns the final answer as text, with the turns, the tool calls and the usage
  * as structured content. Progress notifications (when the client sent a progress token) mark
  * each turn and each tool call. A run ends at `gateway.requestTimeoutMs` (as a /v1 request does),
- * and `mcpServers` can narrow an alias's own server selection, never widen it.
+ * and `mcpServers` can narrow an alias's own server selection, never widen it. A `conversation`
+ * goes on from its stored history (chat-conversation.ts), and `steer` reaches its run.
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 import { z } from "zod";
@@ -11,9 +12,11 @@ import { GatewayError, type ChatRequest, type Message } from "../../core/index.t
 import type { GatewayTools } from "../shared/deps.ts";
 import type { KeyLimits } from "../shared/key-limits.ts";
 import { hasLimits, modelAllowed, modelRefusal, serversOutside, serversRefusal, type KeyPolicy } from "../shared/keys.ts";
-import type { LoopOutcome } from "../../loop/index.ts";
+import { SKIPPED_FOR_STEERING, type LoopEvent, type LoopOutcome } from "../../loop/index.ts";
+import { openConversation, type ConversationDeps, type OpenConversation } from "./chat-conversation.ts";
 import { progressTokenOf } from "./forward.ts";
 import { resolve, runLoop, type ModelDeps } from "./model-runner.ts";
+import { CONVERSATION_ID } from "./steer-tool.ts";
 import type { RequestExtra } from "./types.ts";
 
 export const CHAT_TOOL_NAME = "chat";
@@ -24,6 +27,8 @@ export interface ChatToolDeps extends ModelDeps {
   /** The policy of the session's gateway key: its models, and its rpm/tpm through `limits`. */
   key?: KeyPolicy;
   limits?: KeyLimits;
+  /** Where conversations are kept, and the runs going on (for `steer`). */
+  conversations?: ConversationDeps;
 }
 
 /** The models the tool offers: every alias and provider, or the key's model patterns. */
@@ -42,6 +47,7 @@ const inputSchema = z.strictObject({
   model: z.string().min(1).optional(),
   system: z.string().optional(),
   mcpServers: z.array(z.string()).optional(),
+  conversation: CONVERSATION_ID.optional(),
 });
 
 export type ChatToolInput = z.infer<typeof inputSchema>;
@@ -53,6 +59,10 @@ export interface ChatToolOutput {
   turns: number;
   toolCalls: { name: string; durationMs: number; isError: boolean }[];
   usage: LoopOutcome["usage"];
+  /** The conversation id to continue with (the one given, or a new one). */
+  conversation?: string;
+  /** Messages sent with `steer` while this call ran, as the agent got them. */
+  delivered?: { kind: "steer" | "follow_up"; text: string }[];
 }
 
 const usageSchema = {
@@ -91,6 +101,12 @@ export function chatToolDefinition(deps: ChatToolDeps): Tool {
           items: { type: "string", ...(servers.length > 0 ? { enum: servers } : {}) },
           description: "The MCP servers whose tools the model may use (default: the alias's selection, else all); with an alias, only servers of its selection.",
         },
+        conversation: {
+          type: "string",
+          description:
+            "Continue this conversation (its earlier prompts, tool calls and answers are kept by the gateway); a new id starts one. " +
+            "Without it a new conversation starts; its id comes back in the structured content. While a call runs, `steer` can send it a message.",
+        },
       },
       required: ["prompt"],
       additionalProperties: false,
@@ -110,6 +126,12 @@ export function chatToolDefinition(deps: ChatToolDeps): Tool {
           },
         },
         usage: usageSchema,
+        conversation: { type: "string", description: "The conversation's id: pass it to continue, or to steer." },
+        delivered: {
+          type: "array",
+          description: "Messages sent with steer during this call, as the agent got them.",
+          items: { type: "object", properties: { kind: { type: "string", enum: ["steer", "follow_up"] }, text: { type: "string" } }, required: ["kind", "text"] },
+        },
       },
       required: ["model", "stopReason", "turns", "toolCalls", "usage"],
     },
@@ -162,22 +184,86 @@ export async function runChatTool(args: unknown, deps: ChatToolDeps, extra: Requ
   }
   const servers = requested ?? allowed;
   const system = input.system ?? model.alias?.system;
-  const messages: Message[] = [
+  let messages: Message[] = [
     ...(system ? [{ role: "system" as const, content: [{ type: "text" as const, text: system }] }] : []),
     { role: "user", content: [{ type: "text", text: input.prompt }] },
   ];
-  const request: ChatRequest = {
-    model: model.modelId,
-    messages,
-    ...(model.alias?.temperature === undefined ? {} : { temperature: model.alias.temperature }),
-    ...(model.alias?.maxTokens === undefined ? {} : { maxTokens: model.alias.maxTokens }),
-  };
 
   // A run counts against the key's rpm, and waits for its tpm window, as a /v1 request does.
   if (deps.limits && hasLimits(deps.key)) {
     const admission = await deps.limits.admit(deps.key, true);
     if (admission.refused) return errorResult(`Error: ${admission.refused.message}`);
   }
+
+  let conversation: OpenConversation | undefined;
+  if (deps.conversations) {
+    // The conversation's own system prompt stays unless one is given.
+    const opened = await openConversation(deps.conversations, deps.key, input.conversation, input.prompt, input.system ?? (input.conversation ? undefined : system), deps.logger);
+    if (typeof opened === "string") return errorResult(opened);
+    conversation = opened;
+    messages = opened.messages;
+  }
+  let outcome: LoopOutcome | undefined;
+  const delivered: NonNullable<ChatToolOutput["delivered"]> = [];
+  try {
+    outcome = await runConversation(deps, model, modelName, messages, servers, extra, params, conversation, delivered);
+  } catch (error) {
+    if (extra.mcpReq.signal.aborted) throw error;
+    deps.logger.warn({ model: modelName, err: error instanceof Error ? error.message : String(error) }, "chat tool failed");
+    return errorResult(`Error: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    await conversation?.close(outcome, modelName);
+  }
+  await deps.limits?.record(deps.key, outcome.usage);
+  const structured: ChatToolOutput = {
+    model: modelName,
+    stopReason: outcome.stopReason,
+    turns: outcome.turns,
+    toolCalls: outcome.tools.map((t) => ({ name: t.call.name, durationMs: t.durationMs, isError: t.result.isError })),
+    usage: outcome.usage,
+    ...(conversation ? { conversation: conversation.id } : {}),
+    ...(delivered.length > 0 ? { delivered } : {}),
+  };
+  return { content: [{ type: "text", text: answerText(outcome) }], structuredContent: structured };
+}
+
+/** The progress message of a loop event, if it has one. */
+function progressMessage(event: LoopEvent, modelName: string): string | undefined {
+  switch (event.type) {
+    case "turn_start":
+      return `turn ${event.turn}: calling ${modelName}`;
+    case "tool_start":
+      return `turn ${event.turn}: running tool ${event.call.name}`;
+    case "tool_end": {
+      const skipped = event.result.content.some((c) => c.type === "text" && c.text === SKIPPED_FOR_STEERING);
+      return `turn ${event.turn}: tool ${event.call.name} ${skipped ? "skipped (a message from the user came first)" : event.isError ? "failed" : "done"} (${event.durationMs} ms)`;
+    }
+    case "user_message":
+      return `turn ${event.turn}: ${event.kind === "steer" ? "steering" : "follow-up"} message delivered`;
+    default:
+      return undefined;
+  }
+}
+
+/** Runs the loop to its end within gateway.requestTimeoutMs, sending progress notifications; throws a GatewayError on failure. */
+async function runConversation(
+  deps: ChatToolDeps,
+  model: ReturnType<typeof resolve>,
+  modelName: string,
+  messages: Message[],
+  servers: readonly string[] | undefined,
+  extra: RequestExtra,
+  params: unknown,
+  conversation: OpenConversation | undefined,
+  /** Filled with the messages `steer` sent, as they reach the agent. */
+  delivered: NonNullable<ChatToolOutput["delivered"]>,
+): Promise<LoopOutcome> {
+  const request: ChatRequest = {
+    model: model.modelId,
+    messages,
+    ...(model.alias?.temperature === undefined ? {} : { temperature: model.alias.temperature }),
+    ...(model.alias?.maxTokens === undefined ? {} : { maxTokens: model.alias.maxTokens }),
+  };
 
   const token = progressTokenOf(params);
   let step = 0;
@@ -196,28 +282,19 @@ export async function runChatTool(args: unknown, deps: ChatToolDeps, extra: Requ
   const signal = AbortSignal.any([extra.mcpReq.signal, deadline.signal]);
   let outcome: LoopOutcome | undefined;
   try {
-    for await (const event of runLoop(model, request, deps.tools.select(servers), deps, signal)) {
-      if (event.type === "turn_start") progress(`turn ${event.turn}: calling ${modelName}`);
-      else if (event.type === "tool_start") progress(`turn ${event.turn}: running tool ${event.call.name}`);
-      else if (event.type === "tool_end") progress(`turn ${event.turn}: tool ${event.call.name} ${event.isError ? "failed" : "done"} (${event.durationMs} ms)`);
-      else if (event.type === "done") outcome = event.outcome;
+    const loop = runLoop(model, request, deps.tools.select(servers), deps, signal, conversation?.steering);
+    for await (const event of loop) {
+      const message = progressMessage(event, modelName);
+      if (message !== undefined) progress(message);
+      if (event.type === "user_message") delivered.push({ kind: event.kind, text: event.message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("") });
+      if (event.type === "done") outcome = event.outcome;
     }
   } catch (error) {
-    if (extra.mcpReq.signal.aborted) throw error;
-    const failure = deadline.signal.aborted ? (deadline.signal.reason as GatewayError) : error instanceof GatewayError ? error : undefined;
-    deps.logger.warn({ model: modelName, err: failure ? failure.message : error instanceof Error ? error.message : String(error) }, "chat tool failed");
-    return errorResult(`Error: ${failure ? failure.message : error instanceof Error ? error.message : String(error)}`);
+    // The deadline's own error says what happened better than the cancelled call's.
+    throw deadline.signal.aborted && !extra.mcpReq.signal.aborted ? deadline.signal.reason : error;
   } finally {
     clearTimeout(timer);
   }
-  if (!outcome) return errorResult(`Error: ${deadline.signal.aborted ? (deadline.signal.reason as GatewayError).message : "the agent loop ended without an outcome"}`);
-  await deps.limits?.record(deps.key, outcome.usage);
-  const structured: ChatToolOutput = {
-    model: modelName,
-    stopReason: outcome.stopReason,
-    turns: outcome.turns,
-    toolCalls: outcome.tools.map((t) => ({ name: t.call.name, durationMs: t.durationMs, isError: t.result.isError })),
-    usage: outcome.usage,
-  };
-  return { content: [{ type: "text", text: answerText(outcome) }], structuredContent: structured };
+  if (!outcome) throw deadline.signal.aborted ? deadline.signal.reason : new Error("the agent loop ended without an outcome");
+  return outcome;
 }

@@ -44,6 +44,8 @@ import type { KeyLimits } from "../shared/key-limits.ts";
 import { keyTools, serverAllowed, serversRefusal, type KeyPolicy } from "../shared/keys.ts";
 import type { ProviderEntry } from "../routing/providers.ts";
 import { CHAT_TOOL_NAME, chatToolDefinition, runChatTool, type ChatToolDeps } from "./chat-tool.ts";
+import type { ConversationDeps } from "./chat-conversation.ts";
+import { runSteerTool, STEER_TOOL_NAME, steerToolDefinition } from "./steer-tool.ts";
 import { compileToolFilter } from "../../mcp/registry/tool-filter.ts";
 import { ErrorCode, mcpError, relayError } from "./errors.ts";
 import { namespaceOwner } from "./namespace.ts";
@@ -146,6 +148,7 @@ export class McpHub {
   private readonly logger: Logger;
   private readonly progress = new ProgressRoutes();
   private keyLimits: KeyLimits | undefined;
+  private conversations: ConversationDeps | undefined;
 
   constructor(private readonly options: McpHubOptions) {
     this.logger = options.logger.child({ component: "mcp-server" });
@@ -620,12 +623,30 @@ export class McpHub {
     if (key?.models?.length === 0) return undefined;
     // The loop's tool calls are this session's requests, each to its own server (only its key's).
     const tools = keyTools(session && extra ? this.trackedTools(pool, session, extra) : pool, key);
-    return { config, providers, logger, tools, ...(key ? { key } : {}), ...(this.keyLimits ? { limits: this.keyLimits } : {}) };
+    return {
+      config,
+      providers,
+      logger,
+      tools,
+      ...(key ? { key } : {}),
+      ...(this.keyLimits ? { limits: this.keyLimits } : {}),
+      ...(this.conversations ? { conversations: this.conversations } : {}),
+    };
   }
 
   /** Per-key rpm/tpm limits for the `chat` tool (the runtime's, over the state store). */
   useKeyLimits(limits: KeyLimits): void {
     this.keyLimits = limits;
+  }
+
+  /** Where the `chat` tool keeps conversations (the state store), and its runs for `steer`. */
+  useConversations(conversations: ConversationDeps): void {
+    this.conversations = conversations;
+  }
+
+  /** `steer` is offered with `chat` (conversations on), unless an upstream tool takes its name. */
+  private steerable(chat: ChatToolDeps | undefined): ChatToolDeps | undefined {
+    return chat?.conversations && !this.pool?.registry.has(STEER_TOOL_NAME) ? chat : undefined;
   }
 
   /** Every tool, or those of the session's key's servers. */
@@ -635,6 +656,7 @@ export class McpHub {
     const tools: Tool[] = entries.map((t) => ({ ...t.tool, name: t.name }));
     const chat = this.chatDeps(session);
     if (chat) tools.push(chatToolDefinition(chat));
+    if (this.steerable(chat)) tools.push(steerToolDefinition);
     return tools;
   }
 
@@ -648,6 +670,8 @@ export class McpHub {
     const name = request.params.name;
     const chat = name === CHAT_TOOL_NAME ? this.chatDeps(session, extra) : undefined;
     if (chat) return runChatTool(request.params.arguments, chat, extra, request.params);
+    const steer = name === STEER_TOOL_NAME ? this.steerable(this.chatDeps(session)) : undefined;
+    if (steer) return runSteerTool(request.params.arguments, { runs: steer.conversations!.runs, ...(steer.key ? { key: steer.key } : {}) });
     let entry = this.pool?.registry.get(name);
     // A tool of a server still starting (a client that knew it from before the gateway started):
     // its start is awaited (bounded by its start timeout) rather than the call refused.

@@ -6,7 +6,7 @@
 import type { ChatRequest, ToolSet } from "../../core/index.ts";
 import type { GatewayConfig } from "../../core/config/index.ts";
 import type { Logger } from "../../core/logger.ts";
-import { runAgentLoop, type LoopEvent, type LoopOutcome } from "../../loop/index.ts";
+import { runAgentLoop, type LoopEvent, type LoopOutcome, type SteeringQueue } from "../../loop/index.ts";
 import type { ProviderEntry } from "../routing/providers.ts";
 import { resilientModel } from "../routing/resilient-model.ts";
 import { resolveModel, type ResolvedModel } from "../routing/resolve-model.ts";
@@ -34,6 +34,8 @@ export function runLoop(
   tools: ToolSet,
   deps: ModelDeps,
   signal: AbortSignal,
+  /** Messages the user sends the running loop (the chat tool's `steer`). */
+  steering?: SteeringQueue,
 ): AsyncGenerator<LoopEvent, LoopOutcome> {
   const schemaTarget = model.provider.schemaTarget;
   return runAgentLoop({
@@ -44,5 +46,6 @@ export function runLoop(
     stream: false,
     maxIterations: deps.config.gateway.maxIterations,
     signal,
+    ...(steering ? { steering } : {}),
   });
 }
