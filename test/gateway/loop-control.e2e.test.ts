@@ -170,6 +170,17 @@ describe("model capabilities", () => {
   });
 });
 
+describe("/v1/models", () => {
+  it("shows what the config says each model can do (the provider's pattern, the alias's own); nothing for a model it says nothing of", async () => {
+    const list = await openai.models.list();
+    const byId = new Map(list.data.map((m) => [m.id, m as typeof m & { capabilities?: object }]));
+    expect(byId.get("blind")?.capabilities).toEqual({ tools: false, vision: false });
+    expect(byId.get("agent")?.capabilities).toBeUndefined();
+    const anthropicList = await anthropic.models.list();
+    expect(anthropicList.data.find((m) => m.id === "blind")).toMatchObject({ type: "model", capabilities: { tools: false, vision: false } });
+  });
+});
+
 describe("the tool policy", () => {
   it("deny: the tool is not offered, and a call of it anyway is refused with a result that says so", async () => {
     upstream.script([{ calls: [{ id: "c_env", name: "everything__get-env", arguments: {} }] }, { text: "done" }]);

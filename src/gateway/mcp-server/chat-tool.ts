@@ -14,6 +14,8 @@ import type { KeyLimits } from "../shared/key-limits.ts";
 import { hasLimits, modelAllowed, modelRefusal, serversOutside, serversRefusal, type KeyPolicy } from "../shared/keys.ts";
 import { SKIPPED_FOR_STEERING, type LoopEvent, type LoopOutcome } from "../../loop/index.ts";
 import { openConversation, type ConversationDeps, type OpenConversation } from "./chat-conversation.ts";
+import { applyPlan, loopOptionsFor, planLoop, resultLimits, type ToolHints } from "../shared/loop-setup.ts";
+import { elicitingApprovals, type Elicit } from "./approval.ts";
 import { progressTokenOf } from "./forward.ts";
 import { resolve, runLoop, type ModelDeps } from "./model-runner.ts";
 import { CONVERSATION_ID } from "./steer-tool.ts";
@@ -29,6 +31,10 @@ export interface ChatToolDeps extends ModelDeps {
   limits?: KeyLimits;
   /** Where conversations are kept, and the runs going on (for `steer`). */
   conversations?: ConversationDeps;
+  /** The MCP annotations of a gateway tool, for the tool policy. */
+  toolHints?: (name: string) => ToolHints | undefined;
+  /** Asks the client (a form elicitation) to approve a call the tool policy holds; absent when it cannot be asked. */
+  elicit?: Elicit;
 }
 
 /** The models the tool offers: every alias and provider, or the key's model patterns. */
@@ -264,6 +270,9 @@ async function runConversation(
     ...(model.alias?.temperature === undefined ? {} : { temperature: model.alias.temperature }),
     ...(model.alias?.maxTokens === undefined ? {} : { maxTokens: model.alias.maxTokens }),
   };
+  // The model's capabilities, the alias's turns and compaction, the tool policy: as for a /v1 request.
+  const plan = planLoop(deps.config, model, {}, deps.key);
+  const fitted = applyPlan(plan, model, request, deps.tools.select(servers), {}, resultLimits(deps.config, deps.tools));
 
   const token = progressTokenOf(params);
   let step = 0;
@@ -282,7 +291,8 @@ async function runConversation(
   const signal = AbortSignal.any([extra.mcpReq.signal, deadline.signal]);
   let outcome: LoopOutcome | undefined;
   try {
-    const loop = runLoop(model, request, deps.tools.select(servers), deps, signal, conversation?.steering);
+    const options = loopOptionsFor(plan, model, fitted.tools, deps, "", { ask: elicitingApprovals(deps.elicit, signal) });
+    const loop = runLoop(model, fitted.request, fitted.tools, deps, signal, conversation?.steering, options);
     for await (const event of loop) {
       const message = progressMessage(event, modelName);
       if (message !== undefined) progress(message);

@@ -43,6 +43,7 @@ import type { GatewayTools } from "../shared/deps.ts";
 import type { KeyLimits } from "../shared/key-limits.ts";
 import { keyTools, serverAllowed, serversRefusal, type KeyPolicy } from "../shared/keys.ts";
 import type { ProviderEntry } from "../routing/providers.ts";
+import type { Elicit, ElicitAnswer } from "./approval.ts";
 import { CHAT_TOOL_NAME, chatToolDefinition, runChatTool, type ChatToolDeps } from "./chat-tool.ts";
 import type { ConversationDeps } from "./chat-conversation.ts";
 import { runSteerTool, STEER_TOOL_NAME, steerToolDefinition } from "./steer-tool.ts";
@@ -628,10 +629,20 @@ export class McpHub {
       providers,
       logger,
       tools,
+      toolHints: (name: string) => pool.registry.get(name)?.tool.annotations,
       ...(key ? { key } : {}),
       ...(this.keyLimits ? { limits: this.keyLimits } : {}),
       ...(this.conversations ? { conversations: this.conversations } : {}),
+      ...(session && extra ? this.elicitFor(session, extra) : {}),
     };
+  }
+
+  /** How the `chat` tool asks its client to approve a tool call: a form elicitation, when the client takes them. */
+  private elicitFor(session: DownstreamSession, related: RequestExtra): { elicit?: Elicit } {
+    const supported = session.server.getClientCapabilities()?.elicitation as { form?: object; url?: object } | undefined;
+    // A client that declared elicitation without modes takes forms (the 2025-06-18 shape).
+    if (!supported || (supported.form === undefined && supported.url !== undefined)) return {};
+    return { elicit: (params, signal) => this.requestClient({ session, related }, { method: "elicitation/create", params }, ElicitResultSchema, signal) as Promise<ElicitAnswer> };
   }
 
   /** Per-key rpm/tpm limits for the `chat` tool (the runtime's, over the state store). */

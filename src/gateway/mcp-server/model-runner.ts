@@ -6,7 +6,7 @@
 import type { ChatRequest, ToolSet } from "../../core/index.ts";
 import type { GatewayConfig } from "../../core/config/index.ts";
 import type { Logger } from "../../core/logger.ts";
-import { runAgentLoop, type LoopEvent, type LoopOutcome, type SteeringQueue } from "../../loop/index.ts";
+import { runAgentLoop, type LoopEvent, type LoopOptions, type LoopOutcome, type SteeringQueue } from "../../loop/index.ts";
 import type { ProviderEntry } from "../routing/providers.ts";
 import { resilientModel } from "../routing/resilient-model.ts";
 import { resolveModel, type ResolvedModel } from "../routing/resolve-model.ts";
@@ -36,6 +36,8 @@ export function runLoop(
   signal: AbortSignal,
   /** Messages the user sends the running loop (the chat tool's `steer`). */
   steering?: SteeringQueue,
+  /** The plan's options (loop-setup.ts loopOptionsFor). */
+  loop: Partial<Pick<LoopOptions, "maxIterations" | "finalAnswer" | "context" | "toolSearch" | "hooks">> = {},
 ): AsyncGenerator<LoopEvent, LoopOutcome> {
   const schemaTarget = model.provider.schemaTarget;
   return runAgentLoop({
@@ -45,6 +47,7 @@ export function runLoop(
     tools,
     stream: false,
     maxIterations: deps.config.gateway.maxIterations,
+    ...loop,
     signal,
     ...(steering ? { steering } : {}),
   });

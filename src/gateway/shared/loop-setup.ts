@@ -240,6 +240,17 @@ export interface ToolContext {
   maxResultTokens(name: string): number | undefined;
 }
 
+/** Each gateway tool's result limit: its server's `maxResultTokens`, else the gateway's. */
+export function resultLimits(config: GatewayConfig, tools: { origin?(name: string): { server: string } | undefined }): ToolContext {
+  const limits = new Map(config.servers.map((s) => [s.name, s.maxResultTokens]));
+  return {
+    maxResultTokens: (name) => {
+      const server = tools.origin?.(name)?.server;
+      return (server === undefined ? undefined : limits.get(server)) ?? config.gateway.maxResultTokens;
+    },
+  };
+}
+
 /**
  * The request and tools as the plan allows: a model without tool support gets no MCP tools (and
  * a request with its own tools is refused), one without vision no images (refused), one without

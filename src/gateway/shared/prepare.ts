@@ -9,7 +9,7 @@ import type { KeyPolicy } from "../../core/config/index.ts";
 import type { ChatDeps } from "./deps.ts";
 import type { ParsedRequest, PreparedRequest } from "./door.ts";
 import { checkServers } from "./keys.ts";
-import { applyPlan, planLoop } from "./loop-setup.ts";
+import { applyPlan, planLoop, resultLimits } from "./loop-setup.ts";
 
 /**
  * `x-mcp-servers: a,b` or `none`; otherwise the alias's selection; otherwise every server. The
@@ -81,13 +81,7 @@ export async function prepareRequest<P extends ParsedRequest>(parsed: P, servers
   );
   const plan = planLoop(deps.config, model, options, key);
   const messages = await deps.hiddenSteps.restore(tenant, parsed.request.messages);
-  const limits = new Map(deps.config.servers.map((s) => [s.name, s.maxResultTokens]));
-  const fitted = applyPlan(plan, model, withAliasDefaults({ ...parsed.request, messages, model: model.modelId }, model), deps.tools.select(servers), options, {
-    maxResultTokens: (name) => {
-      const server = deps.tools.origin?.(name)?.server;
-      return (server === undefined ? undefined : limits.get(server)) ?? deps.config.gateway.maxResultTokens;
-    },
-  });
+  const fitted = applyPlan(plan, model, withAliasDefaults({ ...parsed.request, messages, model: model.modelId }, model), deps.tools.select(servers), options, resultLimits(deps.config, deps.tools));
   return {
     tenant,
     parsed,

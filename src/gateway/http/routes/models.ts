@@ -1,7 +1,8 @@
 import type { Context } from "hono";
-import type { GatewayConfig } from "../../../core/config/index.ts";
+import type { CapabilitiesConfig, GatewayConfig, ModelAliasConfig } from "../../../core/config/index.ts";
 import { GatewayError } from "../../../core/index.ts";
 import { checkModel, modelAllowed, policyOf, type KeyPolicy } from "../../shared/keys.ts";
+import { capabilitiesOf } from "../../shared/loop-setup.ts";
 import { callerKey } from "../auth.ts";
 
 interface ModelEntry {
@@ -9,11 +10,20 @@ interface ModelEntry {
   object: "model";
   created: number;
   owned_by: string;
+  /** What the config says the model can do (alias, then provider patterns); absent when it says nothing. */
+  capabilities?: CapabilitiesConfig;
+}
+
+/** The capabilities of `provider/model` (and its alias), as an entry's field. */
+function capabilityField(config: GatewayConfig, target: string, alias?: ModelAliasConfig): { capabilities?: CapabilitiesConfig } {
+  const slash = target.indexOf("/");
+  const capabilities = slash > 0 ? capabilitiesOf(config, target.slice(0, slash), target.slice(slash + 1), alias) : { ...(alias?.capabilities ?? {}) };
+  return Object.keys(capabilities).length > 0 ? { capabilities } : {};
 }
 
 /** An entry in Anthropic's shape, for clients that ask in its protocol (`anthropic-version`). */
 function anthropicEntry(entry: ModelEntry) {
-  return { type: "model", id: entry.id, display_name: entry.id, created_at: new Date(entry.created * 1000).toISOString() };
+  return { type: "model", id: entry.id, display_name: entry.id, created_at: new Date(entry.created * 1000).toISOString(), ...(entry.capabilities ? { capabilities: entry.capabilities } : {}) };
 }
 
 const asksAnthropic = (c: Context) => c.req.header("anthropic-version") !== undefined;
@@ -21,9 +31,14 @@ const asksAnthropic = (c: Context) => c.req.header("anthropic-version") !== unde
 /** Aliases first (pattern aliases such as `claude-*` are routes, not models), then every `provider/model` the config lists. */
 export function listModels(config: GatewayConfig): ModelEntry[] {
   const created = 0;
-  const aliases = Object.entries(config.models).filter(([id]) => !id.includes("*")).map(([id, alias]) => ({ id, object: "model" as const, created, owned_by: (alias.model ?? alias.deployments?.[0]?.model ?? "").split("/")[0] || "gateway" }));
+  const aliases = Object.entries(config.models)
+    .filter(([id]) => !id.includes("*"))
+    .map(([id, alias]) => {
+      const target = alias.model ?? alias.deployments?.[0]?.model ?? "";
+      return { id, object: "model" as const, created, owned_by: target.split("/")[0] || "gateway", ...capabilityField(config, target, alias) };
+    });
   const direct = Object.values(config.providers).flatMap((provider) =>
-    (provider.models ?? []).map((model) => ({ id: `${provider.name}/${model}`, object: "model" as const, created, owned_by: provider.name })),
+    (provider.models ?? []).map((model) => ({ id: `${provider.name}/${model}`, object: "model" as const, created, owned_by: provider.name, ...capabilityField(config, `${provider.name}/${model}`) })),
   );
   return [...aliases, ...direct];
 }
