@@ -16,6 +16,7 @@ import type {
   ToolSet,
   Usage,
 } from "../core/index.ts";
+import type { PlanReport } from "./plan-types.ts";
 import type { CompactionReport, ContextOptions } from "./compaction.ts";
 import type { ToolSearchOptions, ToolSearchReport } from "./tool-search.ts";
 
@@ -26,7 +27,8 @@ export type LoopStopReason =
   | "max_iterations" // still calling tools when the turn budget ran out
   | "length"
   | "content_filter"
-  | "hook"; // a turn-end hook stopped it
+  | "hook" // a turn-end hook stopped it
+  | "cancelled"; // a person declined the plan (plan mode's review)
 
 export interface ToolExecution {
   call: ToolCallBlock;
@@ -57,6 +59,8 @@ export interface LoopOutcome {
   toolSearch?: ToolSearchReport;
   /** The turns ran out with tool calls pending, and one more call without tools gave the answer. */
   finalAnswer?: boolean;
+  /** Plan mode: the plan and how each step ended. */
+  plan?: PlanReport;
 }
 
 export type LoopEvent =
@@ -85,6 +89,8 @@ export type LoopEvent =
   | { type: "tool_progress"; turn: number; call: ToolCallBlock; progress: ToolProgress }
   | { type: "tool_end"; turn: number; call: ToolCallBlock; result: ToolResultBlock; durationMs: number; isError: boolean }
   | { type: "turn_end"; turn: number }
+  /** Plan mode: the plan as it is now — written, a step's status changed, re-planned (plan-mode.ts). */
+  | { type: "plan"; plan: PlanReport }
   /** A message the user queued (steering.ts) was added to the conversation. */
   | { type: "user_message"; turn: number; kind: "steer" | "follow_up"; message: Message }
   | { type: "usage"; usage: Usage }

@@ -18,6 +18,7 @@ export function toFinishReason(reason: LoopStopReason): FinishReason {
       return "content_filter";
     case "stop":
     case "hook":
+    case "cancelled":
       return "stop";
   }
 }

@@ -24,6 +24,7 @@ export function toStopReason(outcome: LoopOutcome, isAnthropic: IsAnthropic = ()
       return "refusal";
     case "stop":
     case "hook":
+    case "cancelled":
       return outcome.last.stopSequence ? "stop_sequence" : "end_turn";
   }
 }
