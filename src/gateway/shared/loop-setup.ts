@@ -171,7 +171,7 @@ export interface LoopPlan {
   capabilities: CapabilitiesConfig;
   /** Compaction settings (maxTokens defaulted from the model's context window); undefined: strategy off. */
   context?: Required<Pick<ContextConfig, "threshold" | "strategy" | "keepRecentTurns">> & Pick<ContextConfig, "maxTokens" | "summarizer">;
-  toolSearch?: Required<Pick<ToolSearchConfig, "whenOverTokens" | "maxResults" | "native">>;
+  toolSearch?: Required<Pick<ToolSearchConfig, "whenOverTokens" | "maxResults">>;
   policy: ToolPolicy;
   /** The key's calls need no approval. */
   autoApprove: boolean;
@@ -212,7 +212,7 @@ export function planLoop(config: GatewayConfig, model: ResolvedModel, options: R
             ...(context.summarizer === undefined ? {} : { summarizer: context.summarizer }),
           },
         }),
-    ...(search ? { toolSearch: { whenOverTokens: search.whenOverTokens, maxResults: search.maxResults ?? 8, native: search.native ?? true } } : {}),
+    ...(search ? { toolSearch: { whenOverTokens: search.whenOverTokens, maxResults: search.maxResults ?? 8 } } : {}),
     policy: compilePolicy(gateway.toolPolicy, alias?.toolPolicy),
     autoApprove: key?.autoApprove === true,
   };
