@@ -200,10 +200,12 @@ function toServerConfig(name: string, server: RawServerConfig, defaults: { timeo
     maxResultTokens: server.maxResultTokens ?? defaults.maxResultTokens,
   };
   if (server.command !== undefined) {
-    return { ...common, transport: "stdio", command: server.command, args: server.args ?? [], env: server.env ?? {}, cwd: server.cwd };
+    return { ...common, era: server.era ?? "2025-11-25", transport: "stdio", command: server.command, args: server.args ?? [], env: server.env ?? {}, cwd: server.cwd };
   }
   return {
     ...common,
+    // An SSE server is of the 2025 era by definition.
+    era: server.type === "sse" ? "2025-11-25" : (server.era ?? "auto"),
     transport: server.type === "sse" ? "sse" : "http",
     url: server.url!,
     headers: server.headers ?? {},

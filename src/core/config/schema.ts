@@ -30,10 +30,19 @@ const serverFields = {
   tools: toolFilter.optional(),
   /** Its tool results larger than this many tokens are cut (default gateway.maxResultTokens). */
   maxResultTokens: z.number().int().positive().optional(),
+  /**
+   * The MCP protocol era spoken to it: "auto" probes with server/discover and falls back to
+   * initialize (default for http servers), or a pinned revision (default for stdio servers:
+   * "2025-11-25", since a stdio probe runs in a throwaway second process of the server).
+   */
+  era: z.enum(["auto", "2025-11-25", "2026-07-28"]).optional(),
 };
 
 export const serverSchema = z.strictObject(serverFields).superRefine((server, ctx) => {
   const remote = server.type === "http" || server.type === "streamable-http" || server.type === "sse";
+  if (server.type === "sse" && server.era === "2026-07-28") {
+    ctx.addIssue({ code: "custom", path: ["era"], message: 'the legacy SSE transport only speaks the 2025-11-25 era: use type "http" for a 2026-07-28 server' });
+  }
   if (server.type === "stdio" && server.url !== undefined) {
     ctx.addIssue({ code: "custom", path: ["url"], message: 'a "stdio" server takes a command, not a url' });
     return;

@@ -24,6 +24,8 @@ interface ServerCommon {
   tools: ToolFilter;
   /** Its tool results larger than this many tokens are cut for the model. */
   maxResultTokens: number;
+  /** The MCP protocol era spoken to it ("auto": probed with server/discover, falling back to initialize). */
+  era: "auto" | "2025-11-25" | "2026-07-28";
 }
 
 export interface StdioServerConfig extends ServerCommon {

@@ -3,10 +3,10 @@
  * caller), the downstream abort signal cancels the upstream request, and upstream progress is
  * relayed with the downstream client's own progress token.
  */
-import type { Progress, StandardSchemaV1 } from "@modelcontextprotocol/server";
+import { CLIENT_CAPABILITIES_META_KEY, type Progress, type StandardSchemaV1 } from "@modelcontextprotocol/server";
 import { ErrorCode, mcpError, relayError } from "./errors.ts";
 import type { SchemaOutput, UpstreamClient } from "../../mcp/pool.ts";
-import type { RequestExtra } from "./types.ts";
+import type { ModernInput, RequestExtra } from "./types.ts";
 
 type Params = Record<string, unknown> & { _meta?: Record<string, unknown> };
 
@@ -58,8 +58,24 @@ export function progressRelay(extra: RequestExtra, token: string | number): (pro
   };
 }
 
+/** The params with a 2026-07-28 client's retry material, and its capabilities in the `_meta` envelope. */
+function withModernInput(params: Params | undefined, input: ModernInput): Params {
+  return {
+    ...params,
+    ...(input.inputResponses === undefined ? {} : { inputResponses: input.inputResponses }),
+    ...(input.requestState === undefined ? {} : { requestState: input.requestState }),
+    ...(input.capabilities === undefined ? {} : { _meta: { ...params?._meta, [CLIENT_CAPABILITIES_META_KEY]: input.capabilities } }),
+  };
+}
+
 export interface Forwarding {
   extra: RequestExtra;
+  /**
+   * A 2026-07-28 client's request: to a 2026-07-28 server, its retry material and capabilities
+   * go along, and an InputRequiredResult comes back as it is (the exchange is between them,
+   * the gateway keeps nothing). To a 2025 server they are not sent (the gateway relays what it asks).
+   */
+  modern?: ModernInput | undefined;
   /** How long the server may stay silent: counted from the request, and again from each progress notification. */
   timeoutMs: number;
   progress: ProgressRoutes;
@@ -73,8 +89,9 @@ export async function forwardRequest<S extends StandardSchemaV1>(
   method: string,
   params: Params | undefined,
   schema: S,
-  { extra, timeoutMs, progress }: Forwarding,
+  { extra, timeoutMs, progress, modern }: Forwarding,
 ): Promise<SchemaOutput<S>> {
+  const passThrough = modern !== undefined && client.era === "modern";
   // Aborted by the client's cancellation, or when the server stays silent too long (the SDK's
   // own timeout cannot be reset by progress the gateway routes itself).
   const controller = new AbortController();
@@ -98,11 +115,14 @@ export async function forwardRequest<S extends StandardSchemaV1>(
           timer = setTimeout(expire, timeoutMs);
           relay(p);
         });
-  const forwarded = withProgressToken(params, token);
+  const forwarded = passThrough ? withModernInput(withProgressToken(params, token), modern) : withProgressToken(params, token);
   try {
+    // With passThrough, the result may be an InputRequiredResult rather than S's: the caller
+    // (the 2026-07-28 door) returns either as it is.
     return await client.request({ method, ...(forwarded === undefined ? {} : { params: forwarded }) }, schema, {
       signal: controller.signal,
       timeoutMs: NO_SDK_TIMEOUT,
+      ...(passThrough ? { allowInputRequired: true } : {}),
     });
   } catch (error) {
     if (expired) throw mcpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: timeoutMs });

@@ -55,7 +55,7 @@ import { PromptRouter } from "./prompts.ts";
 import { ResourceRouter } from "./resources.ts";
 import { sampleWithModel } from "./sampling.ts";
 import { registerSessionHandlers } from "./session-server.ts";
-import type { ClientRequest, DownstreamSession, RequestExtra, Upstream } from "./types.ts";
+import type { ClientRequest, DownstreamSession, ModernInput, RequestExtra, Upstream } from "./types.ts";
 
 export interface McpHubOptions {
   config: GatewayConfig;
@@ -177,7 +177,7 @@ export class McpHub {
     // Read and sent in one synchronous step: a setLevel or unsubscribe made after this point is
     // sent after these requests, on the same connection, so the server ends with the newest state.
     const level = this.upstreamLogLevel;
-    if (level !== undefined && upstream.capabilities.logging !== undefined) requests.push({ method: "logging/setLevel", params: { level } });
+    if (level !== undefined && upstream.capabilities.logging !== undefined && upstream.client.era === "legacy") requests.push({ method: "logging/setLevel", params: { level } });
     if (upstream.capabilities.resources?.subscribe) {
       for (const uri of this.subscribedUris(name)) requests.push({ method: "resources/subscribe", params: { uri } });
     }
@@ -471,7 +471,10 @@ export class McpHub {
    * upstream servers may ask the client things), so it is registered until `removeSession`, and
    * what its upstream servers send back is routed to it.
    */
-  requestSession(server: Server, options: { key?: KeyPolicy | undefined; logLevel?: LoggingLevel | undefined; ask?: DownstreamSession["ask"] } = {}): DownstreamSession {
+  requestSession(
+    server: Server,
+    options: { key?: KeyPolicy | undefined; logLevel?: LoggingLevel | undefined; ask?: DownstreamSession["ask"]; upstreamInput?: ModernInput | undefined } = {},
+  ): DownstreamSession {
     const session: DownstreamSession = {
       id: `modern-${++this.seq}`,
       server,
@@ -483,6 +486,7 @@ export class McpHub {
       subscriptions: new Set(),
       ...(options.key ? { key: options.key } : {}),
       ...(options.ask ? { ask: options.ask } : {}),
+      ...(options.upstreamInput ? { upstreamInput: options.upstreamInput } : {}),
     };
     if (options.ask) this.sessions.set(session.id, session);
     if (this.toolsFingerprint === undefined) this.onPoolChange();
@@ -706,7 +710,7 @@ export class McpHub {
     const params = { ...request.params, name: original };
     const target = upstream;
     return this.track(session, extra, new Set([target.name]), () =>
-      forwardRequest(target.client, "tools/call", params, CallToolResultSchema, { extra, timeoutMs: target.timeoutMs, progress: this.progress }),
+      forwardRequest(target.client, "tools/call", params, CallToolResultSchema, { extra, timeoutMs: target.timeoutMs, progress: this.progress, modern: session.upstreamInput }),
     );
   }
 
@@ -753,7 +757,7 @@ export class McpHub {
     const upstream = await this.resources.ownerOf(request.params.uri);
     this.checkServer(session, upstream.name);
     return this.track(session, extra, new Set([upstream.name]), () =>
-      forwardRequest(upstream.client, "resources/read", request.params, ResultSchema, { extra, timeoutMs: upstream.timeoutMs, progress: this.progress }),
+      forwardRequest(upstream.client, "resources/read", request.params, ResultSchema, { extra, timeoutMs: upstream.timeoutMs, progress: this.progress, modern: session.upstreamInput }),
     );
   }
 
@@ -828,7 +832,7 @@ export class McpHub {
     const { upstream, ref } = await this.prompts.resolve(request.params.name);
     this.checkServer(session, upstream.name);
     return this.track(session, extra, new Set([upstream.name]), () =>
-      forwardRequest(upstream.client, "prompts/get", { ...request.params, name: ref.tool }, ResultSchema, { extra, timeoutMs: upstream.timeoutMs, progress: this.progress }),
+      forwardRequest(upstream.client, "prompts/get", { ...request.params, name: ref.tool }, ResultSchema, { extra, timeoutMs: upstream.timeoutMs, progress: this.progress, modern: session.upstreamInput }),
     );
   }
 
@@ -884,7 +888,8 @@ export class McpHub {
     const wanted = this.wantedUpstreamLevel();
     if (wanted === undefined || wanted === this.upstreamLogLevel) return;
     this.upstreamLogLevel = wanted;
-    const loggers = this.upstreams().filter((u) => u.capabilities.logging !== undefined);
+    // logging/setLevel is of the 2025 era (a 2026-07-28 server gets the level per request).
+    const loggers = this.upstreams().filter((u) => u.capabilities.logging !== undefined && u.client.era === "legacy");
     await Promise.all(
       loggers.map((u) => {
         const sent = extra

@@ -50,6 +50,14 @@ interface Exchange {
   questions: number;
 }
 
+/** The gateway's own requestStates start so; any other is an upstream server's, passed back to it. */
+const STATE_PREFIX = "mcp-gateway-exchange:";
+
+/** Whether a requestState is one the gateway minted (else it belongs to a 2026-07-28 upstream server). */
+export function isExchangeState(state: string | undefined): state is string {
+  return state !== undefined && state.startsWith(STATE_PREFIX);
+}
+
 export class InputExchanges {
   private readonly open = new Map<string, Exchange>();
 
@@ -66,13 +74,13 @@ export class InputExchanges {
    */
   async round<R>(ctx: RequestExtra, owner: string | undefined, work: (channel: ExchangeChannel) => Promise<R>): Promise<R | InputRequiredResult> {
     const state = ctx.mcpReq.requestState<string>();
-    const exchange = state === undefined ? this.start(ctx, owner, work) : this.resume(state, ctx, owner);
+    const exchange = isExchangeState(state) ? this.resume(state, ctx, owner) : this.start(ctx, owner, work);
     return (await this.next(exchange, ctx)) as R | InputRequiredResult;
   }
 
   private start<R>(ctx: RequestExtra, owner: string | undefined, work: (channel: ExchangeChannel) => Promise<R>): Exchange {
     const controller = new AbortController();
-    const exchange: Exchange = { id: randomUUID(), owner, controller, queued: new Map(), sent: new Map(), wake: undefined, current: ctx, expiry: undefined, questions: 0, outcome: undefined! };
+    const exchange: Exchange = { id: `${STATE_PREFIX}${randomUUID()}`, owner, controller, queued: new Map(), sent: new Map(), wake: undefined, current: ctx, expiry: undefined, questions: 0, outcome: undefined! };
     const extra: RequestExtra = {
       ...ctx,
       mcpReq: { ...ctx.mcpReq, signal: controller.signal, notify: (notification) => exchange.current.mcpReq.notify(notification) },

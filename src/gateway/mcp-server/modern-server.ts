@@ -10,8 +10,8 @@ import { LOG_LEVEL_META_KEY, type LoggingLevel, type Server } from "@modelcontex
 import type { KeyPolicy } from "../shared/keys.ts";
 import { ErrorCode, mcpError } from "./errors.ts";
 import type { McpHub } from "./hub.ts";
-import type { InputExchanges } from "./input-exchange.ts";
-import type { DownstreamSession, RequestExtra } from "./types.ts";
+import { isExchangeState, type InputExchanges } from "./input-exchange.ts";
+import type { DownstreamSession, ModernInput, RequestExtra } from "./types.ts";
 
 export interface ModernServerOptions {
   hub: McpHub;
@@ -30,6 +30,19 @@ function logLevelOf(ctx: RequestExtra): LoggingLevel | undefined {
   return typeof level === "string" && LEVELS.has(level) ? (level as LoggingLevel) : undefined;
 }
 
+/**
+ * The retry material a request carries for its 2026-07-28 upstream server (a requestState the
+ * gateway minted is its own), and the client's capabilities.
+ */
+function upstreamInput(ctx: RequestExtra, server: Server): ModernInput {
+  const state = ctx.mcpReq.requestState<string>();
+  return {
+    inputResponses: ctx.mcpReq.inputResponses,
+    requestState: isExchangeState(state) ? undefined : state,
+    capabilities: server.getClientCapabilities(),
+  };
+}
+
 function refuseCursor(params: { cursor?: string | undefined } | undefined): void {
   if (params?.cursor !== undefined) throw mcpError(ErrorCode.InvalidParams, "Invalid cursor: the gateway returns every item in one page");
 }
@@ -42,7 +55,7 @@ export function modernServer(options: ModernServerOptions): Server {
   /** A request that may span rounds: its session lives (and is routed to) until its work ends. */
   const exchange = <R>(ctx: RequestExtra, work: (session: DownstreamSession, extra: RequestExtra) => Promise<R>) =>
     exchanges.round(ctx, owner, async (channel) => {
-      const session = hub.requestSession(server, { key, logLevel: logLevelOf(ctx), ask: channel.ask });
+      const session = hub.requestSession(server, { key, logLevel: logLevelOf(ctx), ask: channel.ask, upstreamInput: upstreamInput(ctx, server) });
       try {
         return await work(session, channel.extra);
       } finally {

@@ -1,4 +1,4 @@
-import type { LoggingLevel, Server, ServerCapabilities, ServerContext } from "@modelcontextprotocol/server";
+import type { ClientCapabilities, LoggingLevel, Server, ServerCapabilities, ServerContext } from "@modelcontextprotocol/server";
 import type { KeyPolicy, ServerConfig } from "../../core/config/index.ts";
 import type { UpstreamClient } from "../../mcp/pool.ts";
 
@@ -15,6 +15,16 @@ export interface Upstream {
   /** Per-request timeout for this server. */
   timeoutMs: number;
   config: ServerConfig;
+}
+
+/**
+ * What a 2026-07-28 client's request carries for its upstream server when that server is of the
+ * 2026-07-28 era too: the answers and requestState of a retry, and the client's capabilities.
+ */
+export interface ModernInput {
+  inputResponses?: Record<string, unknown> | undefined;
+  requestState?: string | undefined;
+  capabilities?: ClientCapabilities | undefined;
 }
 
 /** A server-to-client request (sampling, elicitation, roots), as the gateway relays it. */
@@ -40,6 +50,8 @@ export interface DownstreamSession {
    * Undefined for 2025-11-25 clients (the request is sent to them).
    */
   readonly ask?: ((request: ClientRequest) => Promise<unknown>) | undefined;
+  /** A 2026-07-28 request's multi-round material, for a 2026-07-28 upstream server (see Forwarding.modern). */
+  readonly upstreamInput?: ModernInput | undefined;
   /** Whether this client's roots are relayed to upstream servers (stdio; HTTP with gateway.forwardRoots). */
   readonly relayRoots: boolean;
   /** True once the client sent `notifications/initialized`. */

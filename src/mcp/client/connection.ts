@@ -14,6 +14,7 @@ import { StderrTail } from "./stderr-tail.ts";
 import { connectClient, spawnFailure, type OpenedTransport } from "./transport.ts";
 import { handlerRegistry, upstreamClient, type UpstreamClient, type UpstreamHandlers } from "./upstream.ts";
 import { endProcesses, markedProcesses, newMarker } from "./server-processes.ts";
+import { EraVerdict, eraOf, listenForChanges, versionNegotiation } from "./era.ts";
 import { errorType, traceMcpRequest } from "../../core/tracing.ts";
 
 export type ServerStatus = "starting" | "ready" | "failed" | "disabled" | "unavailable" | "closed";
@@ -105,6 +106,8 @@ export class McpConnection {
   private toolList: Tool[] = [];
   private state: ServerState;
   private readonly stderr = new StderrTail();
+  /** The server's era, as the last connect found it ("auto"): a restart connects without probing. */
+  private readonly era = new EraVerdict();
   private readonly backoff: Backoff;
   private connecting: Promise<void> | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -199,7 +202,12 @@ export class McpConnection {
     this.setState({ status: "starting", attempts: this.state.attempts + 1 });
     // Lists are walked whole by the SDK (its cache then knows every tool's outputSchema, which
     // callTool validates structuredContent against), up to MAX_TOOL_PAGES pages.
-    const client = new Client(this.options.clientInfo ?? { name: "mcp-gateway", version: "0.1.0" }, { capabilities: {}, listMaxPages: MAX_TOOL_PAGES });
+    const negotiation = versionNegotiation(this.config, this.startTimeoutMs);
+    const client = new Client(this.options.clientInfo ?? { name: "mcp-gateway", version: "0.1.0" }, {
+      capabilities: {},
+      listMaxPages: MAX_TOOL_PAGES,
+      ...(negotiation ? { versionNegotiation: negotiation } : {}),
+    });
     this.options.upstreamHandlers?.(this.name, handlerRegistry(client));
     // Set before connecting (Protocol reads `onclose` when the transport closes): it tells
     // close() when the child is really gone, and reports crashes of a ready server.
@@ -225,7 +233,9 @@ export class McpConnection {
         onStderr: (text) => this.onStderr(text),
         onMessage: (message) => this.routeProgress(message),
         marker,
+        prior: this.era.prior,
       });
+      this.era.remember(client, this.config);
       client.setNotificationHandler("notifications/tools/list_changed", () => this.refreshTools());
       waitingFor = "the tools/list answer";
       const tools = await this.listAllTools(client);
@@ -253,7 +263,8 @@ export class McpConnection {
       this.toolList = tools;
       this.connectedAt = Date.now();
       this.setState({ status: "ready", transport: opened.kind, startupMs: Date.now() - started, error: undefined, retryAt: undefined });
-      this.options.logger.info({ server: this.name, tools: this.toolList.length, ms: this.state.startupMs }, "mcp server ready");
+      this.options.logger.info({ server: this.name, tools: this.toolList.length, ms: this.state.startupMs, era: eraOf(client) }, "mcp server ready");
+      if (eraOf(client) === "modern") void listenForChanges(client, { server: this.name, logger: this.options.logger, current: () => this.client === client });
     } catch (error) {
       clearTimeout(timer);
       // Forget the half-connected client, so that closing it is not taken for a crash of a
@@ -264,6 +275,8 @@ export class McpConnection {
         this.opened = undefined;
       }
       await this.closeClient(client);
+      // A kept era verdict may be what failed (the server changed era): the next start probes.
+      this.era.forget();
       if (!this.closed) {
         const cannotStart = spawnFailure(error, this.config);
         if (cannotStart) this.failForGood(cannotStart);

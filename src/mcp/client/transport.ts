@@ -4,7 +4,7 @@
  * section recommends.
  */
 import { existsSync } from "node:fs";
-import { SSEClientTransport, StreamableHTTPClientTransport, type Client, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/client";
+import { SSEClientTransport, StreamableHTTPClientTransport, type Client, type JSONRPCMessage, type PriorDiscovery, type Transport } from "@modelcontextprotocol/client";
 import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
 import type { RemoteServerConfig, ServerConfig, StdioServerConfig } from "../../core/config/index.ts";
 import { createFastFetch } from "../../core/fast-fetch.ts";
@@ -51,6 +51,8 @@ export interface TransportHooks {
   onMessage?: (message: JSONRPCMessage) => void;
   /** Put in a stdio child's environment (see server-processes.ts). */
   marker?: string;
+  /** The server's era as found before (./era.ts): connect without probing. */
+  prior?: PriorDiscovery | undefined;
 }
 
 /**
@@ -63,6 +65,13 @@ function hook<T extends Transport>(transport: T, hooks: TransportHooks): T {
     transport.onmessage = (message) => onMessage(message);
   }
   return transport;
+}
+
+/** SSE servers are of the 2025 era: no probe. */
+const LEGACY: PriorDiscovery = { kind: "legacy" };
+
+function connectOptions(timeoutMs: number, prior: PriorDiscovery | undefined) {
+  return { timeout: timeoutMs, ...(prior ? { prior } : {}) };
 }
 
 function remoteInit(config: RemoteServerConfig): RequestInit {
@@ -84,25 +93,25 @@ export async function connectClient(client: Client, config: ServerConfig, timeou
       opened.stderr?.on("data", (chunk: Buffer | string) => onStderr(chunk.toString()));
     }
     hook(opened.transport, hooks);
-    await client.connect(opened.transport, { timeout: timeoutMs });
+    await client.connect(opened.transport, connectOptions(timeoutMs, hooks.prior));
     return opened;
   }
   const url = new URL(config.url);
   if (config.transport === "sse") {
     const transport = hook(new SSEClientTransport(url, { requestInit: remoteInit(config), fetch: fastFetch }), hooks);
-    await client.connect(transport, { timeout: timeoutMs });
+    await client.connect(transport, connectOptions(timeoutMs, LEGACY));
     return { transport, kind: "sse" };
   }
   const transport = hook(new StreamableHTTPClientTransport(url, { requestInit: remoteInit(config), fetch: fastFetch }), hooks);
   try {
-    await client.connect(transport, { timeout: timeoutMs });
+    await client.connect(transport, connectOptions(timeoutMs, hooks.prior));
     return { transport, kind: "http" };
   } catch (error) {
     if (!looksLikeLegacySse(error)) throw error;
     await transport.close().catch(() => undefined);
     const sse = hook(new SSEClientTransport(url, { requestInit: remoteInit(config), fetch: fastFetch }), hooks);
     try {
-      await client.connect(sse, { timeout: timeoutMs });
+      await client.connect(sse, connectOptions(timeoutMs, LEGACY));
     } catch (fallbackError) {
       // Both failed: most often the URL is wrong (a 404 to both). The first answer is the one
       // that says so; the SSE attempt's alone ("Invalid content type") hid it.

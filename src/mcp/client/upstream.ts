@@ -15,6 +15,11 @@ export interface UpstreamRequestOptions {
   signal?: AbortSignal;
   /** Required: the gateway's callers each choose theirs (the server's timeoutMs, or none for forwarded requests that time out on silence). */
   timeoutMs: number;
+  /**
+   * 2026-07-28 servers: an InputRequiredResult is returned as it came (for a 2026-07-28 client to
+   * answer), instead of being answered through the gateway's handlers.
+   */
+  allowInputRequired?: boolean;
 }
 
 /** The output type of a result schema (any Standard Schema, such as the spec's Zod schemas in @modelcontextprotocol/core). */
@@ -29,6 +34,8 @@ export interface UpstreamClient {
   readonly capabilities: ServerCapabilities;
   /** The server's `instructions` from initialize, if any. */
   readonly instructions: string | undefined;
+  /** The protocol era spoken with it: "legacy" (2025-11-25 and before) or "modern" (2026-07-28). */
+  readonly era: "legacy" | "modern";
   /** Sends a request and validates the result with `resultSchema`. */
   request<S extends StandardSchemaV1>(request: UpstreamMessage, resultSchema: S, options: UpstreamRequestOptions): Promise<SchemaOutput<S>>;
   notify(notification: UpstreamMessage): Promise<void>;
@@ -77,9 +84,10 @@ export function upstreamClient(client: Client): UpstreamClient {
   return {
     capabilities: client.getServerCapabilities() ?? {},
     instructions: client.getInstructions(),
+    era: client.getProtocolEra() === "modern" ? "modern" : "legacy",
     // The casts: the gateway forwards requests and notifications of any method, not only the ones the SDK types.
-    request: (request, resultSchema, { signal, timeoutMs }) =>
-      client.request(request as never, resultSchema, { ...(signal ? { signal } : {}), timeout: timeoutMs }) as Promise<never>,
+    request: (request, resultSchema, { signal, timeoutMs, allowInputRequired }) =>
+      client.request(request as never, resultSchema, { ...(signal ? { signal } : {}), timeout: timeoutMs, ...(allowInputRequired ? { allowInputRequired } : {}) }) as Promise<never>,
     notify: (notification) => client.notification(notification as never),
   };
 }
