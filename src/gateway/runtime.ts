@@ -25,9 +25,9 @@ import { RedisBackend } from "./state/redis-store.ts";
 import { MemoryBackend, type StateBackend } from "./state/store.ts";
 import { DEFAULT_OBSERVABILITY, Observability } from "./observe/observability.ts";
 import { startTracing, type Tracing } from "./observe/otel-sdk.ts";
+import { mcpDoorObserver } from "./observe/mcp-door.ts";
 import { serverViews } from "./observe/servers-view.ts";
-import { wireLoggingFetch } from "./observe/wire-log.ts";
-import { fastFetch } from "../core/fast-fetch.ts";
+import { providerOrigins, startWireLog } from "./observe/wire-log.ts";
 
 export interface GatewayOptions {
   logger?: Logger;
@@ -158,9 +158,9 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const env = options.env ?? process.env;
   // Traces only when the OTEL_* variables ask for them (the SDK is not even loaded otherwise).
   const tracing: Tracing | undefined = await startTracing(env, logger, GATEWAY_VERSION);
+  const providers = buildProviders(config.providers, options.adapterFactory, config.path ?? "(inline)");
   // At trace level, every provider request and answer goes to the log (the transparent log).
-  const wireLog = logger.isLevelEnabled("trace") ? (name: string) => wireLoggingFetch(fastFetch, name, logger) : undefined;
-  const providers = buildProviders(config.providers, options.adapterFactory, config.path ?? "(inline)", wireLog);
+  const stopWireLog = logger.isLevelEnabled("trace") ? startWireLog(logger, providerOrigins(providers.values())) : undefined;
   const scrub = scrubber(configSecrets(config));
   let poolRef: McpPool | undefined;
   const settings = config.gateway.observability ?? DEFAULT_OBSERVABILITY;
@@ -173,7 +173,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     sources: { servers: () => poolRef?.states() ?? [], store: () => store.health() },
     servers: () => (poolRef ? serverViews(poolRef, providers, scrub) : []),
   });
-  const mcp = new McpHub({ config, logger, providers });
+  const mcp = new McpHub({ config, logger, providers, observeToolCall: mcpDoorObserver(observability.metrics) });
   const pool = new McpPool(config.servers, { logger, upstreamHandlers: mcp.upstreamHandlers, onCall: (report) => observability.mcpCall(report) });
   poolRef = pool;
   mcp.bind(pool);
@@ -246,6 +246,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     await pool.close();
     await store.close();
     await tracing?.shutdown();
+    stopWireLog?.();
   };
   return { config, logger, pool, providers, hiddenSteps, store, app, observability, mcp, mcpHttp, health: report, ready: () => ready(pool), started, close };
 }

@@ -9,6 +9,7 @@ import { startGateway, type RunningGateway } from "../helpers/gateway-harness.ts
 import { sendJson, startFakeUpstream, type FakeUpstream } from "../helpers/fake-upstream.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "../helpers/scripted-upstream.ts";
 import { find, parseExposition, total, type Sample } from "../helpers/prometheus.ts";
+import { connectHttp } from "../helpers/mcp-gateway-harness.ts";
 
 let model: ScriptedUpstream;
 let down: FakeUpstream;
@@ -153,6 +154,28 @@ describe("GET /metrics", () => {
     expect(total(samples, "mcp_gateway_mcp_server_restarts_total", { server: "everything" })).toBe(0);
     expect(total(samples, "mcp_gateway_store_up", { kind: "memory" })).toBe(1);
     expect(find(samples, "process_cpu_seconds_total")).toHaveLength(1);
+  });
+
+  it("times the tool calls MCP clients send the gateway (/mcp), failed ones by error type", async () => {
+    const { client } = await connectHttp(new URL(`${gw.url}/mcp`), { headers: { authorization: `Bearer ${ADMIN}` } });
+    try {
+      const echoed = await client.callTool({ name: "everything__echo", arguments: { message: "door" } });
+      expect(JSON.stringify(echoed.content)).toContain("door");
+      await expect(client.callTool({ name: "nobody__nothing", arguments: {} })).rejects.toThrow(/Unknown tool|not/i);
+      const bad = await client.callTool({ name: "everything__get-sum", arguments: { a: "not a number" } });
+      expect(bad.isError).toBe(true);
+      const { samples } = await scrape();
+      const call = { mcp_method_name: "tools/call" };
+      expect(total(samples, "mcp_server_operation_duration_seconds_count", { ...call, gen_ai_tool_name: "everything__echo" })).toBe(1);
+      expect(find(samples, "mcp_server_operation_duration_seconds_count", { ...call, gen_ai_tool_name: "everything__echo", error_type: "tool_error" })).toHaveLength(0);
+      // An unknown tool is a JSON-RPC error (InvalidParams: its code is the error type).
+      expect(total(samples, "mcp_server_operation_duration_seconds_count", { ...call, gen_ai_tool_name: "nobody__nothing", error_type: "-32602" })).toBe(1);
+      // Bad arguments: the upstream server's error result.
+      const sum = find(samples, "mcp_server_operation_duration_seconds_count", { ...call, gen_ai_tool_name: "everything__get-sum" });
+      expect(sum.map((s) => [s.labels.error_type, s.value])).toEqual([["tool_error", 1]]);
+    } finally {
+      await client.close();
+    }
   });
 
   it("needs a gateway key when keys are set, like /health's details", async () => {

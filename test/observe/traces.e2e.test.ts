@@ -13,6 +13,7 @@ import { startGateway, type RunningGateway } from "../helpers/gateway-harness.ts
 import { sendJson, startFakeUpstream, type FakeUpstream } from "../helpers/fake-upstream.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "../helpers/scripted-upstream.ts";
 import { root } from "../helpers/serve-process.ts";
+import { connectHttp } from "../helpers/mcp-gateway-harness.ts";
 
 const exporter = new InMemorySpanExporter();
 const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -169,6 +170,32 @@ describe("traces", () => {
     const [call] = byName(failedSpans, "chat m");
     expect(call!.status.code).toBe(2);
     expect(call!.events.map((e) => e.name)).toContain("gen_ai.retry");
+  });
+});
+
+describe("the gateway as an MCP server", () => {
+  it("a client's tools/call continues the trace of its _meta.traceparent, and the upstream server gets the gateway's span", async () => {
+    const { client } = await connectHttp(new URL(`${gw.url}/mcp`));
+    try {
+      const traceId = "5".repeat(32);
+      const result = await client.callTool({ name: "meta__echo_meta", arguments: {}, _meta: { traceparent: `00-${traceId}-${PARENT_ID}-01`, note: "kept" } });
+      const spans = await spansOf(traceId, 1);
+      const [served] = byName(spans, "tools/call meta__echo_meta");
+      expect(served!.kind).toBe(SpanKind.SERVER);
+      expect(parentOf(served!)).toBe(PARENT_ID);
+      expect(served!.attributes).toMatchObject({ "mcp.method.name": "tools/call", "gen_ai.tool.name": "meta__echo_meta", "gen_ai.operation.name": "execute_tool" });
+      // What the upstream server got: the client's other _meta entries, and the gateway's span as parent.
+      const meta = JSON.parse((result.content as { text: string }[])[0]!.text) as Record<string, string>;
+      expect(meta).toMatchObject({ note: "kept", traceparent: `00-${traceId}-${served!.spanContext().spanId}-01` });
+
+      const failedTrace = "6".repeat(32);
+      await client.callTool({ name: "meta__fail", arguments: {}, _meta: { traceparent: `00-${failedTrace}-${PARENT_ID}-01` } });
+      const [failed] = byName(await spansOf(failedTrace, 1), "tools/call meta__fail");
+      expect(failed!.attributes["error.type"]).toBe("tool_error");
+      expect(failed!.status.code).toBe(2);
+    } finally {
+      await client.close();
+    }
   });
 });
 

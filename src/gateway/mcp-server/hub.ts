@@ -65,7 +65,16 @@ export interface McpHubOptions {
   version?: string;
   /** How long the gateway waits for a client to answer a request an upstream server made (sampling, elicitation: a human may be involved). */
   clientRequestTimeoutMs?: number;
+  /** Runs each `tools/call` a client sends (metrics and the trace: src/gateway/observe/mcp-door.ts). */
+  observeToolCall?: ToolCallObserver;
 }
+
+/**
+ * Runs a client's `tools/call` (`serve`), observing it: its tool name, its `_meta`, how it ended.
+ * `serve(trace)` puts `trace` (the observer's trace context: traceparent, tracestate) in the
+ * `_meta` forwarded upstream, so that the upstream server's spans are children of the gateway's.
+ */
+export type ToolCallObserver = <T extends { isError?: unknown }>(call: { name: string; meta: Record<string, unknown> | undefined }, serve: (trace?: Record<string, string>) => Promise<T>) => Promise<T>;
 
 /** A request being served by upstream servers (for routing what they send back). */
 interface InFlight {
@@ -682,6 +691,14 @@ export class McpHub {
   }
 
   async callTool(session: DownstreamSession, request: CallToolRequest, extra: RequestExtra): Promise<CallToolResult> {
+    const observe = this.options.observeToolCall;
+    if (!observe) return this.serveTool(session, request, extra);
+    return observe({ name: request.params.name, meta: request.params._meta }, (trace) =>
+      this.serveTool(session, trace ? { ...request, params: { ...request.params, _meta: { ...request.params._meta, ...trace } } } : request, extra),
+    );
+  }
+
+  private async serveTool(session: DownstreamSession, request: CallToolRequest, extra: RequestExtra): Promise<CallToolResult> {
     const name = request.params.name;
     const chat = name === CHAT_TOOL_NAME ? this.chatDeps(session, extra) : undefined;
     if (chat) return runChatTool(request.params.arguments, chat, extra, request.params);

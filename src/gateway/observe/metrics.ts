@@ -119,6 +119,14 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  readonly mcpServerDuration = new Histogram({
+    name: prometheusName(METRIC.MCP_SERVER_OPERATION_DURATION, "seconds"),
+    help: "Duration of the tools/call requests MCP clients send the gateway (/mcp and stdio; the chat tool included)",
+    labelNames: [METHOD, TOOL_NAME, ERROR_TYPE],
+    buckets: MCP_BUCKETS,
+    registers: [this.registry],
+  });
+
   constructor(sources: ScrapeSources) {
     new Gauge({
       name: "mcp_gateway_mcp_server_state",

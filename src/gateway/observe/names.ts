@@ -2,7 +2,7 @@
  * Names from the OpenTelemetry semantic conventions for GenAI and MCP. They are still
  * "incubating" there, and the semantic-conventions package advises copying such names rather
  * than importing its incubating entry point (800 KB, and free to change in a minor release);
- * test/observe/names.test.ts checks these copies against the package. Prometheus spells them
+ * test/observe/units.test.ts checks these copies against the package. Prometheus spells them
  * with underscores and a unit suffix (`gen_ai.client.token.usage` → `gen_ai_client_token_usage`,
  * `gen_ai.client.operation.duration` in seconds → `gen_ai_client_operation_duration_seconds`).
  */
@@ -42,6 +42,7 @@ export const METRIC = {
   GEN_AI_SERVER_REQUEST_DURATION: "gen_ai.server.request.duration",
   GEN_AI_SERVER_TIME_TO_FIRST_TOKEN: "gen_ai.server.time_to_first_token",
   MCP_CLIENT_OPERATION_DURATION: "mcp.client.operation.duration",
+  MCP_SERVER_OPERATION_DURATION: "mcp.server.operation.duration",
 } as const;
 
 /** A metric name in Prometheus spelling: dots to underscores, the unit as a suffix. */

@@ -1,88 +1,143 @@
 /**
  * The "transparent log": at level `trace`, every request the gateway sends to a provider and the
  * provider's answer, as they went over the wire (bodies cut at 64 KB; a stream's events logged
- * whole when it ends). The logger redacts as everywhere: credential headers by name, every
- * configured secret by value. Wraps the `fetch` the provider adapters use; below `trace` the
- * adapters get the plain one and nothing here runs.
+ * whole when it ends). Read from undici's diagnostics channels, where every upstream call passes
+ * whatever sends it (the adapters' own transport, the SDK clients, Gemini's fetch): nothing is
+ * wrapped, and below `trace` nothing subscribes (undici publishes only to subscribers). Requests
+ * to other origins than the providers' (MCP servers over HTTP) are left out. The logger redacts as
+ * everywhere: credential headers by name, every configured secret by value.
  */
+import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import type { Logger } from "pino";
+import { currentRequestId } from "../../core/request-context.ts";
+import { DEFAULT_BASE_URL as ANTHROPIC_BASE_URL } from "../../adapters/anthropic/adapter.ts";
+import { DEFAULT_BASE_URL as GEMINI_BASE_URL } from "../../adapters/gemini/transport.ts";
+import { DEFAULT_OPENAI_BASE_URL } from "../../adapters/openai-client.ts";
 
-const MAX_BODY_CHARS = 64 * 1024;
+const MAX_BODY_BYTES = 64 * 1024;
 
-function bodyText(body: unknown): string | undefined {
-  if (typeof body === "string") return body;
-  if (body instanceof Uint8Array) return new TextDecoder().decode(body);
-  return body === undefined || body === null ? undefined : `[${Object.prototype.toString.call(body)}]`;
+/** What undici's channels carry of a request (the fields read here). */
+interface UndiciRequest {
+  origin: string;
+  method: string;
+  path: string;
+  headers: unknown;
 }
 
-function cut(text: string): string {
-  return text.length <= MAX_BODY_CHARS ? text : `${text.slice(0, MAX_BODY_CHARS)}… (${text.length - MAX_BODY_CHARS} more characters)`;
+/** One call being logged: who it is for, and its bodies so far (bounded). */
+interface Exchange {
+  provider: string;
+  requestId: string | undefined;
+  started: number;
+  sent: Body;
+  received: Body;
+  status?: number;
 }
 
-function headersOf(init: RequestInit | undefined): Record<string, string> {
+class Body {
+  private readonly chunks: Buffer[] = [];
+  private kept = 0;
+  private dropped = 0;
+
+  add(chunk: unknown): void {
+    const bytes = typeof chunk === "string" ? Buffer.from(chunk) : Buffer.isBuffer(chunk) ? chunk : chunk instanceof Uint8Array ? Buffer.from(chunk) : undefined;
+    if (!bytes) return;
+    const room = MAX_BODY_BYTES - this.kept;
+    if (room > 0) this.chunks.push(bytes.subarray(0, room));
+    this.kept += Math.min(room > 0 ? room : 0, bytes.length);
+    this.dropped += Math.max(0, bytes.length - Math.max(room, 0));
+  }
+
+  text(): string | undefined {
+    if (this.kept === 0 && this.dropped === 0) return undefined;
+    const text = Buffer.concat(this.chunks).toString("utf8");
+    return this.dropped === 0 ? text : `${text}… (${this.dropped} more bytes)`;
+  }
+}
+
+/** undici keeps a request's headers as [name, value, name, value, …]. */
+function headersOf(raw: unknown): Record<string, string> {
   const out: Record<string, string> = {};
-  new Headers(init?.headers).forEach((value, key) => {
-    out[key] = value;
-  });
+  if (!Array.isArray(raw)) return out;
+  for (let i = 0; i + 1 < raw.length; i += 2) out[String(raw[i]).toLowerCase()] = String(raw[i + 1]);
   return out;
 }
 
-/** `base` with each request and response logged at trace level for `provider`. */
-export function wireLoggingFetch(base: typeof fetch, provider: string, logger: Logger): typeof fetch {
-  return async (input, init) => {
-    const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
-    const started = performance.now();
-    const body = bodyText(init?.body);
-    logger.trace({ provider, method: init?.method ?? "GET", url, headers: headersOf(init), body: body === undefined ? undefined : cut(body) }, "upstream request");
-    const response = await base(input, init);
-    const meta = { provider, url, status: response.status, ms: Math.round(performance.now() - started) };
-    const log = (text: string) => logger.trace({ ...meta, body: cut(text) }, "upstream response");
-    return loggedResponse(response, log);
+/**
+ * Logs every call to the providers' origins (`origins`: origin → provider name) at trace level
+ * until the returned function is called.
+ */
+export function startWireLog(logger: Logger, origins: ReadonlyMap<string, string>): () => void {
+  const exchanges = new WeakMap<object, Exchange>();
+  const of = (message: unknown) => exchanges.get((message as { request: object }).request);
+  const handlers: Record<string, (message: unknown) => void> = {
+    "undici:request:create": (message) => {
+      const request = (message as { request: UndiciRequest }).request;
+      const provider = origins.get(request.origin);
+      if (provider === undefined) return;
+      // Published as the call is made: in the request's async context, whose id the later events lack.
+      exchanges.set(request, { provider, requestId: currentRequestId(), started: performance.now(), sent: new Body(), received: new Body() });
+    },
+    "undici:request:bodyChunkSent": (message) => of(message)?.sent.add((message as { chunk: unknown }).chunk),
+    "undici:request:bodySent": (message) => {
+      const exchange = of(message);
+      if (!exchange) return;
+      const request = (message as { request: UndiciRequest }).request;
+      logger.trace({ requestId: exchange.requestId, provider: exchange.provider, method: request.method, url: `${request.origin}${request.path}`, headers: headersOf(request.headers), body: exchange.sent.text() }, "upstream request");
+    },
+    "undici:request:headers": (message) => {
+      const exchange = of(message);
+      if (exchange) exchange.status = (message as { response: { statusCode: number } }).response.statusCode;
+    },
+    "undici:request:bodyChunkReceived": (message) => of(message)?.received.add((message as { chunk: unknown }).chunk),
+    "undici:request:trailers": (message) => ended(message),
+    "undici:request:error": (message) => ended(message, (message as { error: unknown }).error),
+  };
+  const ended = (message: unknown, error?: unknown) => {
+    const exchange = of(message);
+    if (!exchange) return;
+    exchanges.delete((message as { request: object }).request);
+    const request = (message as { request: UndiciRequest }).request;
+    logger.trace(
+      {
+        requestId: exchange.requestId,
+        provider: exchange.provider,
+        url: `${request.origin}${request.path}`,
+        status: exchange.status,
+        ms: Math.round(performance.now() - exchange.started),
+        body: exchange.received.text(),
+        ...(error === undefined ? {} : { err: error instanceof Error ? error.message : String(error) }),
+      },
+      "upstream response",
+    );
+  };
+  for (const [channel, handler] of Object.entries(handlers)) subscribe(channel, handler);
+  return () => {
+    for (const [channel, handler] of Object.entries(handlers)) unsubscribe(channel, handler);
   };
 }
 
-/**
- * The response, its body logged once read: whole (`json`, `text`) or as a stream (every chunk
- * passed on as it comes, the text logged at the end). Everything else is the response's own.
- */
-function loggedResponse(response: Response, log: (text: string) => void): Response {
-  let stream: ReadableStream<Uint8Array> | null | undefined;
-  return new Proxy(response, {
-    get(target, property) {
-      if (property === "body") {
-        if (stream === undefined) {
-          const source = target.body;
-          if (!source) stream = null;
-          else {
-            const decoder = new TextDecoder();
-            let text = "";
-            stream = source.pipeThrough(
-              new TransformStream<Uint8Array, Uint8Array>({
-                transform(chunk, controller) {
-                  if (text.length < MAX_BODY_CHARS * 2) text += decoder.decode(chunk, { stream: true });
-                  controller.enqueue(chunk);
-                },
-                flush() {
-                  log(text);
-                },
-              }),
-            );
-          }
-        }
-        return stream;
-      }
-      if (property === "text") return async () => {
-        const text = await target.text();
-        log(text);
-        return text;
-      };
-      if (property === "json") return async () => {
-        const text = await target.text();
-        log(text);
-        return JSON.parse(text) as unknown;
-      };
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  });
+/** Where each provider type goes without a baseURL. */
+const DEFAULT_BASE_URLS: Readonly<Record<string, string>> = {
+  openai: DEFAULT_OPENAI_BASE_URL,
+  "openai-responses": DEFAULT_OPENAI_BASE_URL,
+  anthropic: ANTHROPIC_BASE_URL,
+  gemini: GEMINI_BASE_URL,
+};
+
+/** The providers' origins (of their base URLs, or their type's default), for startWireLog; providers sharing one are named together. */
+export function providerOrigins(providers: Iterable<{ name: string; type: string; config: { baseURL?: string | undefined } }>): Map<string, string> {
+  const origins = new Map<string, string>();
+  for (const provider of providers) {
+    const base = provider.config.baseURL ?? DEFAULT_BASE_URLS[provider.type];
+    if (!base) continue;
+    try {
+      const origin = new URL(base).origin;
+      const named = origins.get(origin);
+      origins.set(origin, named === undefined ? provider.name : `${named},${provider.name}`);
+    } catch {
+      // Not a URL: the config check reports it.
+    }
+  }
+  return origins;
 }

@@ -121,16 +121,7 @@ export function resolveProviderQuirks(configs: Record<string, ResolvedProviderCo
   return resolved;
 }
 
-/**
- * `fetchFor`: the fetch a provider's adapter sends with (the trace-level wire log), when not its
- * default one.
- */
-export function buildProviders(
-  configs: Record<string, ResolvedProviderConfig>,
-  factory: AdapterFactory = defaultFactory,
-  source = "(config)",
-  fetchFor?: (provider: string) => typeof fetch | undefined,
-): Map<string, ProviderEntry> {
+export function buildProviders(configs: Record<string, ResolvedProviderConfig>, factory: AdapterFactory = defaultFactory, source = "(config)"): Map<string, ProviderEntry> {
   const allQuirks = resolveProviderQuirks(configs, source);
   const entries = new Map<string, ProviderEntry>();
   for (const [name, config] of Object.entries(configs)) {
@@ -150,8 +141,6 @@ export function buildProviders(
       ...(config.timeoutMs === undefined ? {} : { timeoutMs: config.timeoutMs }),
       ...(config.maxTokens === undefined ? {} : { defaultMaxTokens: config.maxTokens }),
     };
-    const fetch = fetchFor?.(name);
-    if (fetch) options.fetch = fetch;
     entries.set(name, { ...base, adapter: factory(config, options, quirks) });
   }
   return entries;

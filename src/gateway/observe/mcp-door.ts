@@ -1,0 +1,64 @@
+/**
+ * The gateway as an MCP server, observed: each `tools/call` a client sends (over /mcp or stdio,
+ * the `chat` tool included) is timed in `mcp_server_operation_duration_seconds` and, when tracing
+ * is on, runs in a SERVER span `tools/call {tool}` (the MCP semantic conventions) that continues
+ * the trace of the client's `params._meta.traceparent` — what an MCP client that traces sends, as
+ * the gateway does to its own upstream servers; the call forwarded upstream carries the span's own
+ * context in its `_meta`, so the upstream server's spans are its children. A failure is the thrown error's type, or
+ * `tool_error` for an error result.
+ */
+import { context, propagation, SpanKind, SpanStatusCode, trace, type Span } from "@opentelemetry/api";
+import { errorType, failSpan, gatewayTracer, tracingOn } from "../../core/tracing.ts";
+import type { ToolCallObserver } from "../mcp-server/hub.ts";
+import type { GatewayMetrics } from "./metrics.ts";
+import { ATTR, OPERATION } from "./names.ts";
+
+const METHOD = "tools/call";
+
+/** `_meta` as a trace-context carrier: its string entries. */
+const META_GETTER = {
+  keys: (meta: Record<string, unknown>) => Object.keys(meta),
+  get: (meta: Record<string, unknown>, key: string) => (typeof meta[key] === "string" ? meta[key] : undefined),
+};
+
+/** The observer the MCP hub runs its clients' tool calls through (a tracer provider may be registered later: asked per call). */
+export function mcpDoorObserver(metrics: GatewayMetrics | undefined): ToolCallObserver {
+  return async ({ name, meta }, serve) => {
+    const started = performance.now();
+    let failure: string | undefined;
+    const span = tracingOn() ? startSpan(name, meta) : undefined;
+    try {
+      const result = span ? await serveInSpan(span, serve) : await serve();
+      if (result.isError === true) failure = "tool_error";
+      return result;
+    } catch (error) {
+      failure = errorType(error);
+      if (span) failSpan(span, error, failure);
+      throw error;
+    } finally {
+      metrics?.mcpServerDuration.observe({ mcp_method_name: METHOD, gen_ai_tool_name: name, ...(failure ? { error_type: failure } : {}) }, (performance.now() - started) / 1000);
+      if (span && failure === "tool_error") {
+        span.setAttribute("error.type", failure);
+        span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+      span?.end();
+    }
+  };
+}
+
+/** Runs `serve` under the span, which is also the parent the upstream server is told of in `_meta`. */
+function serveInSpan<T>(span: Span, serve: (trace?: Record<string, string>) => Promise<T>): Promise<T> {
+  const active = trace.setSpan(context.active(), span);
+  const carrier: Record<string, string> = {};
+  propagation.inject(active, carrier);
+  return context.with(active, () => serve(carrier));
+}
+
+function startSpan(name: string, meta: Record<string, unknown> | undefined): Span {
+  const parent = meta ? propagation.extract(context.active(), meta, META_GETTER) : context.active();
+  return gatewayTracer().startSpan(
+    `${METHOD} ${name}`,
+    { kind: SpanKind.SERVER, attributes: { [ATTR.MCP_METHOD_NAME]: METHOD, [ATTR.GEN_AI_TOOL_NAME]: name, [ATTR.GEN_AI_OPERATION_NAME]: OPERATION.EXECUTE_TOOL } },
+    parent,
+  );
+}
