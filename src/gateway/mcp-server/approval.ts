@@ -4,7 +4,8 @@
  * runs it; declined, cancelled, or a client that cannot be asked, and the model reads why.
  */
 import type { ToolCallBlock } from "../../core/index.ts";
-import { DECLINED, NEEDS_APPROVAL, type ApprovalAsker } from "../shared/loop-setup.ts";
+import type { ApprovalAsker } from "../shared/loop-setup.ts";
+import { DECLINED, NEEDS_APPROVAL } from "../shared/tool-policy.ts";
 
 /** What the client answered (MCP's ElicitResult, the fields read here). */
 export interface ElicitAnswer {

@@ -7,7 +7,7 @@ import type { HiddenStepsKeeper } from "../state/hidden-steps.ts";
 import type { ResponseStore } from "../state/responses.ts";
 import type { RetryPolicy } from "../routing/retry-policy.ts";
 import type { KeyLimits } from "./key-limits.ts";
-import type { ToolHints } from "./loop-setup.ts";
+import type { ToolHints } from "./tool-policy.ts";
 import type { CompactionState } from "../../loop/index.ts";
 import type { StateStore } from "../state/store.ts";
 

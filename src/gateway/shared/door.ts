@@ -7,7 +7,8 @@ import type { Context } from "hono";
 import type { ChatRequest, ToolSet } from "../../core/index.ts";
 import type { LoopOutcome } from "../../loop/index.ts";
 import type { ResolvedModel } from "../routing/resolve-model.ts";
-import type { LoopPlan, RequestLoopOptions } from "./loop-setup.ts";
+import type { RequestLoopOptions } from "./loop-options.ts";
+import type { LoopPlan } from "./loop-setup.ts";
 import type { SseWriter } from "./sse-pump.ts";
 
 /** A door's request, validated and in neutral terms. */

@@ -4,163 +4,18 @@
  * (`mcp_gateway` in the body, or headers), which only narrow. Shared by the HTTP doors and the
  * MCP `chat` tool.
  */
-import { z } from "zod";
 import { GatewayError, type ChatRequest, type Message, type ToolCallBlock, type ToolSet } from "../../core/index.ts";
-import type { CapabilitiesConfig, ContextConfig, GatewayConfig, KeyPolicy, ModelAliasConfig, ToolPolicyConfig, ToolSearchConfig } from "../../core/config/index.ts";
+import type { CapabilitiesConfig, ContextConfig, GatewayConfig, KeyPolicy, ToolSearchConfig } from "../../core/config/index.ts";
 import type { Logger } from "../../core/logger.ts";
-import type { CompactionMemory, CompactionState, ContextOptions, LoopHooks, LoopOptions } from "../../loop/index.ts";
+import type { CompactionMemory, CompactionReport, CompactionState, ContextOptions, LoopHooks, LoopOptions, ToolSearchReport } from "../../loop/index.ts";
 import { filterTools, limitResults, patternMatcher } from "../../loop/tool-views.ts";
 import type { ProviderEntry } from "../routing/providers.ts";
 import { resilientModel } from "../routing/resilient-model.ts";
 import { resolveModel, type ResolvedModel } from "../routing/resolve-model.ts";
 import type { StateStore } from "../state/store.ts";
-
-/* ------------------------------------------------------------------ capabilities */
-
-const patternsByProvider = new WeakMap<object, { match: (name: string) => boolean; literal: number; capabilities: CapabilitiesConfig }[]>();
-
-/**
- * What a model can do: its provider's `capabilities` patterns that match the model id (the more
- * specific over the less), then its alias's own `capabilities` over them. Unset fields are unknown.
- */
-export function capabilitiesOf(config: GatewayConfig, provider: string, modelId: string, alias?: ModelAliasConfig): CapabilitiesConfig {
-  const table = config.providers[provider]?.capabilities;
-  let capabilities: CapabilitiesConfig = {};
-  if (table) {
-    let patterns = patternsByProvider.get(table);
-    if (!patterns) {
-      patterns = Object.entries(table)
-        .map(([pattern, caps]) => ({ match: patternMatcher([pattern]), literal: pattern.replaceAll("*", "").length, capabilities: caps }))
-        .sort((a, b) => a.literal - b.literal);
-      patternsByProvider.set(table, patterns);
-    }
-    for (const pattern of patterns) if (pattern.match(modelId)) capabilities = { ...capabilities, ...pattern.capabilities };
-  }
-  return { ...capabilities, ...(alias?.capabilities ?? {}) };
-}
-
-/** The capabilities of a routed request's model (its first candidate's). */
-export function modelCapabilities(config: GatewayConfig, model: ResolvedModel): CapabilitiesConfig {
-  return capabilitiesOf(config, model.provider.name, model.modelId, model.alias);
-}
-
-/* ------------------------------------------------------------------ per-request options */
-
-/** The loop options of one request (`mcp_gateway` in the body; headers). They narrow, never widen. */
-export interface RequestLoopOptions {
-  maxIterations?: number;
-  /** MCP servers, as `x-mcp-servers` names them. */
-  mcpServers?: string[];
-  tools?: { allow?: string[]; deny?: string[] };
-  finalAnswer?: boolean;
-  /** Stream the gateway's tool calls live (start, MCP progress, end): tool-events.ts. */
-  toolEvents?: boolean;
-}
-
-const bodyOptions = z
-  .strictObject({
-    max_iterations: z.number().int().positive().optional(),
-    mcp_servers: z.array(z.string().min(1)).optional(),
-    tools: z.strictObject({ allow: z.array(z.string().min(1)).optional(), deny: z.array(z.string().min(1)).optional() }).optional(),
-    final_answer: z.boolean().optional(),
-    tool_events: z.boolean().optional(),
-  })
-  .nullable()
-  .optional();
-
-const list = (value: string) => value.split(",").map((s) => s.trim()).filter((s) => s !== "");
-
-/**
- * Takes `mcp_gateway` out of a request body (it must not travel on to a provider) and reads it
- * with the `x-mcp-gateway-*` headers: `max-iterations`, `tools-allow`, `tools-deny` (comma
- * lists), `final-answer` and `tool-events` (true/false). Both given: the narrower wins (the
- * body's `tool_events` over the header's: it is not a limit).
- */
-export function takeLoopOptions(json: unknown, header: (name: string) => string | undefined): RequestLoopOptions {
-  let body: z.infer<typeof bodyOptions>;
-  if (typeof json === "object" && json !== null && !Array.isArray(json) && "mcp_gateway" in json) {
-    const record = json as Record<string, unknown>;
-    const parsed = bodyOptions.safeParse(record["mcp_gateway"]);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      const path = ["mcp_gateway", ...issue.path.map(String)].join(".");
-      throw GatewayError.invalidRequest(`Invalid request: ${path}: ${issue.message}`, path, "invalid_mcp_gateway_option");
-    }
-    body = parsed.data;
-    delete record["mcp_gateway"];
-  }
-  const options: RequestLoopOptions = {};
-  const headerIterations = header("x-mcp-gateway-max-iterations");
-  let maxIterations = body?.max_iterations;
-  if (headerIterations !== undefined && headerIterations.trim() !== "") {
-    const n = Number(headerIterations);
-    if (!Number.isInteger(n) || n < 1) throw GatewayError.invalidRequest(`x-mcp-gateway-max-iterations: expected a positive integer, got "${headerIterations}"`, "x-mcp-gateway-max-iterations", "invalid_mcp_gateway_option");
-    maxIterations = maxIterations === undefined ? n : Math.min(maxIterations, n);
-  }
-  if (maxIterations !== undefined) options.maxIterations = maxIterations;
-  if (body?.mcp_servers) options.mcpServers = [...new Set(body.mcp_servers)];
-  const allow = [...(body?.tools?.allow ?? [])];
-  const headerAllow = header("x-mcp-gateway-tools-allow");
-  const deny = [...(body?.tools?.deny ?? []), ...list(header("x-mcp-gateway-tools-deny") ?? "")];
-  if (body?.tools?.allow !== undefined || headerAllow !== undefined) {
-    // Both given: a tool must pass both.
-    const fromHeader = headerAllow === undefined ? undefined : list(headerAllow);
-    options.tools = { allow: body?.tools?.allow === undefined ? fromHeader! : allow, ...(deny.length > 0 ? { deny } : {}) };
-    if (body?.tools?.allow !== undefined && fromHeader !== undefined) {
-      const matchHeader = patternMatcher(fromHeader);
-      options.tools.allow = allow.filter((pattern) => matchHeader(pattern) || fromHeader.includes(pattern));
-    }
-  } else if (deny.length > 0) options.tools = { deny };
-  const finalAnswer = body?.final_answer ?? booleanHeader(header, "x-mcp-gateway-final-answer");
-  if (finalAnswer !== undefined) options.finalAnswer = finalAnswer;
-  const toolEvents = body?.tool_events ?? booleanHeader(header, "x-mcp-gateway-tool-events");
-  if (toolEvents !== undefined) options.toolEvents = toolEvents;
-  return options;
-}
-
-/** A true/false header (also 1/0); undefined when absent or empty. */
-function booleanHeader(header: (name: string) => string | undefined, name: string): boolean | undefined {
-  const value = header(name)?.trim().toLowerCase();
-  if (value === undefined || value === "") return undefined;
-  if (!["true", "false", "1", "0"].includes(value)) throw GatewayError.invalidRequest(`${name}: expected true or false, got "${value}"`, name, "invalid_mcp_gateway_option");
-  return value === "true" || value === "1";
-}
-
-/* ------------------------------------------------------------------ tool policy */
-
-/** MCP tool annotations the policy reads. */
-export interface ToolHints {
-  destructiveHint?: boolean | undefined;
-  openWorldHint?: boolean | undefined;
-  readOnlyHint?: boolean | undefined;
-}
-
-export interface ToolPolicy {
-  /** Whether any rule is set. */
-  readonly active: boolean;
-  denied(name: string): boolean;
-  /** Whether a call of this tool needs someone's approval (an annotation counts only when the server set it to true). */
-  needsApproval(name: string, hints: ToolHints | undefined): boolean;
-}
-
-/** The gateway's `toolPolicy` and an alias's, together: either one's deny or approval applies. */
-export function compilePolicy(...policies: (ToolPolicyConfig | undefined)[]): ToolPolicy {
-  const given = policies.filter((p): p is ToolPolicyConfig => p !== undefined);
-  const deny = patternMatcher(given.flatMap((p) => p.deny ?? []));
-  const approveNames = patternMatcher(given.flatMap((p) => p.approve?.names ?? []));
-  const annotations = new Set(given.flatMap((p) => p.approve?.annotations ?? []));
-  return {
-    active: given.some((p) => (p.deny?.length ?? 0) > 0 || (p.approve?.names?.length ?? 0) > 0 || (p.approve?.annotations?.length ?? 0) > 0),
-    denied: deny,
-    needsApproval: (name, hints) => approveNames(name) || [...annotations].some((a) => hints?.[a] === true),
-  };
-}
-
-export const DENIED_BY_POLICY = (name: string) => `Error: the tool "${name}" is not allowed by the gateway's tool policy. Do not call it again; do the task another way or tell the user.`;
-export const NEEDS_APPROVAL = (name: string) =>
-  `Error: this call of "${name}" was not run: the gateway's tool policy says a person must approve it, and this request has no way to ask one. ` +
-  "Do not call it again in this request: tell the user what you wanted to do with it and why, so that they can run it or approve it another way.";
-export const DECLINED = (name: string) => `Error: the user did not approve this call of "${name}", so it was not run. Do not call it again unless the user asks you to.`;
+import { modelCapabilities } from "./capabilities.ts";
+import type { RequestLoopOptions } from "./loop-options.ts";
+import { compilePolicy, DENIED_BY_POLICY, NEEDS_APPROVAL, type ToolHints, type ToolPolicy } from "./tool-policy.ts";
 
 /* ------------------------------------------------------------------ the plan */
 
@@ -393,7 +248,7 @@ export function loopOptionsFor(
 }
 
 /** The fields of `mcp_gateway` and the log line that tell what compaction, tool search and final_answer did. */
-export function loopReport(outcome: { compaction?: import("../../loop/index.ts").CompactionReport; toolSearch?: import("../../loop/index.ts").ToolSearchReport; finalAnswer?: boolean } | undefined): Record<string, unknown> {
+export function loopReport(outcome: { compaction?: CompactionReport; toolSearch?: ToolSearchReport; finalAnswer?: boolean } | undefined): Record<string, unknown> {
   if (!outcome) return {};
   const c = outcome.compaction;
   const s = outcome.toolSearch;

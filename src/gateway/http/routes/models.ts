@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import type { CapabilitiesConfig, GatewayConfig, ModelAliasConfig } from "../../../core/config/index.ts";
 import { GatewayError } from "../../../core/index.ts";
 import { checkModel, modelAllowed, policyOf, type KeyPolicy } from "../../shared/keys.ts";
-import { capabilitiesOf } from "../../shared/loop-setup.ts";
+import { capabilitiesOf } from "../../shared/capabilities.ts";
 import { callerKey } from "../auth.ts";
 
 interface ModelEntry {
