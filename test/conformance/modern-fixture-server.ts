@@ -112,6 +112,14 @@ const requestStateCodec = createRequestStateCodec<Record<string, unknown>>({
     key: crypto.getRandomValues(new Uint8Array(32))
 });
 
+/** Resolved by a probe_wait_for_cancel call once it is cancelled (see the gateway probes). */
+function newCancelledProbe(): { promise: Promise<string>; resolve: (reason: string) => void } {
+    let resolve!: (reason: string) => void;
+    const promise = new Promise<string>(r => (resolve = r));
+    return { promise, resolve };
+}
+let cancelledProbe = newCancelledProbe();
+
 // Function to create a new MCP server instance (one per session)
 function createMcpServer() {
     const mcpServer = new McpServer(
@@ -1071,6 +1079,38 @@ function createMcpServer() {
     // honors-notification-filter checks. The 2026-07-28 path is per-request
     // (each call gets a fresh `McpServer`), so there is no list to mutate; the
     // event itself is what the SHOULD requirement measures.
+
+    // ===== GATEWAY PROBES (not part of the SDK's server) =====
+    // probe_wait_for_cancel reports progress once, then waits until its call is cancelled;
+    // probe_cancelled waits for that and returns the reason: the gateway's tests see that a
+    // cancellation crossed the gateway (module-level state: the 2026-07-28 path builds a server
+    // per request).
+    mcpServer.registerTool(
+        'probe_wait_for_cancel',
+        { description: 'Reports progress once, then waits until the call is cancelled', inputSchema: z.object({}) },
+        async (_args, ctx): Promise<CallToolResult> => {
+            const progressToken = ctx.mcpReq._meta?.progressToken;
+            if (progressToken !== undefined) {
+                await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress: 1, total: 2 } });
+            }
+            const signal = ctx.mcpReq.signal;
+            const reason = await new Promise<string>(resolve => {
+                if (signal.aborted) resolve(String(signal.reason ?? 'aborted'));
+                signal.addEventListener('abort', () => resolve(String(signal.reason ?? 'aborted')), { once: true });
+            });
+            cancelledProbe.resolve(reason || 'aborted');
+            return { content: [{ type: 'text', text: 'cancelled' }] };
+        }
+    );
+    mcpServer.registerTool(
+        'probe_cancelled',
+        { description: 'Waits until a probe_wait_for_cancel call was cancelled; returns the reason', inputSchema: z.object({}) },
+        async (): Promise<CallToolResult> => {
+            const reason = await cancelledProbe.promise;
+            cancelledProbe = newCancelledProbe();
+            return { content: [{ type: 'text', text: `cancelled: ${reason}` }] };
+        }
+    );
 
     mcpServer.registerTool(
         'test_trigger_tool_change',
