@@ -34,15 +34,25 @@ export interface UpstreamPost {
   signal?: AbortSignal | undefined;
 }
 
-/** A streamed answer that was 2xx: its body as bytes, and its headers (built when asked for). */
+/** A streamed answer that was 2xx: its body, and its headers (built when asked for). */
 export interface OpenStream {
-  readonly body: ByteSource;
+  readonly body: ByteSource | ReadableStream<Uint8Array>;
   readonly headers: Headers;
 }
 
-type Answer = Dispatcher.ResponseData;
+/** An answer whose headers are in, over undici or over a given fetch. */
+interface Answer {
+  status: number;
+  contentType: string | null | undefined;
+  headers(): Headers;
+  json(): Promise<unknown>;
+  text(): Promise<string>;
+  /** The body's rest is not wanted, but the connection is. */
+  discard(): void;
+  body(): ByteSource | ReadableStream<Uint8Array>;
+}
 
-function toHeaders(raw: Answer["headers"]): Headers {
+function toHeaders(raw: Dispatcher.ResponseData["headers"]): Headers {
   const headers = new Headers();
   for (const [key, value] of Object.entries(raw)) {
     if (value === undefined) continue;
@@ -53,8 +63,8 @@ function toHeaders(raw: Answer["headers"]): Headers {
 }
 
 /** The SDKs parse an answer as JSON when its media type says JSON, else hand back its text. */
-function isJson(contentType: string | string[] | undefined): boolean {
-  const type = (Array.isArray(contentType) ? contentType[0] : contentType)?.split(";")[0]?.trim();
+function isJson(contentType: string | null | undefined): boolean {
+  const type = contentType?.split(";")[0]?.trim();
   return type !== undefined && (type.includes("application/json") || type.endsWith("+json"));
 }
 
@@ -76,48 +86,76 @@ function nodeSource(body: Readable, signal: AbortSignal | undefined): ByteSource
   };
 }
 
+/** undici's answer; its read failures reported the way fetch reports them. */
+function undiciAnswer(data: Dispatcher.ResponseData, signal: AbortSignal | undefined): Answer {
+  const contentType = data.headers["content-type"];
+  const read = <T>(reading: Promise<T>) => reading.catch((error: unknown) => Promise.reject(failure(error, signal)));
+  return {
+    status: data.statusCode,
+    contentType: Array.isArray(contentType) ? contentType[0] : contentType,
+    headers: () => toHeaders(data.headers),
+    json: () => read(data.body.json()),
+    text: () => read(data.body.text()),
+    discard: () => void data.body.resume(),
+    body: () => nodeSource(data.body, signal),
+  };
+}
+
+/** A fetch Response (a given fetch: tests, the trace-level wire log), read as the SDKs read it. */
+function fetchAnswer(response: Response): Answer {
+  return {
+    status: response.status,
+    contentType: response.headers.get("content-type"),
+    headers: () => response.headers,
+    json: () => response.json() as Promise<unknown>,
+    text: () => response.text(),
+    discard: () => void response.body?.cancel().catch(() => undefined),
+    body: () => response.body ?? new ReadableStream<Uint8Array>({ start: (controller) => controller.close() }),
+  };
+}
+
 export class UpstreamHttp {
   /**
    * `timeoutMs` bounds the wait for an answer's headers, as the SDKs' timeout does (theirs ends
    * when the headers are in); a body that then stalls is the adapters' idle clock's business.
+   * With `fetch` (AdapterOptions.fetch: tests, the trace-level wire log) calls go through it
+   * instead, with a timer per call as the SDKs have.
    */
   constructor(
     private readonly errors: SdkErrors,
     private readonly timeoutMs: number,
+    private readonly fetch?: typeof globalThis.fetch,
     private readonly dispatcher: Dispatcher = providerDispatcher,
   ) {}
 
   /** A whole answer: parsed JSON (the text when it is not JSON, null for a 204). */
   async json(post: UpstreamPost): Promise<unknown> {
     const answer = await this.send(post);
-    if (answer.statusCode < 200 || answer.statusCode > 299) throw await this.statusError(answer);
-    try {
-      if (answer.statusCode === 204) {
-        answer.body.resume();
-        return null;
-      }
-      return isJson(answer.headers["content-type"]) ? await answer.body.json() : await answer.body.text();
-    } catch (error) {
-      throw failure(error, post.signal);
+    if (answer.status < 200 || answer.status > 299) throw await this.statusError(answer);
+    if (answer.status === 204) {
+      answer.discard();
+      return null;
     }
+    return isJson(answer.contentType) ? answer.json() : answer.text();
   }
 
   /** A streamed answer, open; a status that is not 2xx is thrown (its body read first). */
   async stream(post: UpstreamPost): Promise<OpenStream> {
     const answer = await this.send(post);
-    if (answer.statusCode < 200 || answer.statusCode > 299) throw await this.statusError(answer);
+    if (answer.status < 200 || answer.status > 299) throw await this.statusError(answer);
     let headers: Headers | undefined;
     return {
-      body: nodeSource(answer.body, post.signal),
+      body: answer.body(),
       get headers() {
-        return (headers ??= toHeaders(answer.headers));
+        return (headers ??= answer.headers());
       },
     };
   }
 
   private async send(post: UpstreamPost): Promise<Answer> {
     try {
-      return await request(post.url, {
+      if (this.fetch) return fetchAnswer(await this.sendWithFetch(this.fetch, post));
+      const data = await request(post.url, {
         method: "POST",
         headers: post.headers,
         body: post.body,
@@ -125,8 +163,26 @@ export class UpstreamHttp {
         dispatcher: this.dispatcher,
         headersTimeout: this.timeoutMs,
       });
+      return undiciAnswer(data, post.signal);
     } catch (error) {
       throw this.sendError(error, post.signal);
+    }
+  }
+
+  /**
+   * As the SDKs send: their own abort controller, aborted after timeoutMs without headers, or by
+   * the caller at any time (a stream's body too: the listener stays).
+   */
+  private async sendWithFetch(fetch: typeof globalThis.fetch, post: UpstreamPost): Promise<Response> {
+    const controller = new AbortController();
+    const abort = () => controller.abort();
+    if (post.signal?.aborted) abort();
+    else post.signal?.addEventListener("abort", abort, { once: true });
+    const timer = setTimeout(abort, this.timeoutMs);
+    try {
+      return await fetch(post.url, { method: "POST", headers: post.headers, body: post.body, signal: controller.signal });
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -141,8 +197,8 @@ export class UpstreamHttp {
 
   /** The SDKs' status error: the body's JSON when it parses, else its text as the message. */
   private async statusError(answer: Answer): Promise<Error> {
-    const text = await answer.body.text().catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
+    const text = await answer.text().catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
     const json = safeJson(text);
-    return this.errors.status(answer.statusCode, json as object | undefined, json ? undefined : text, toHeaders(answer.headers));
+    return this.errors.status(answer.status, json as object | undefined, json ? undefined : text, answer.headers());
   }
 }

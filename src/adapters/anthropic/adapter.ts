@@ -78,7 +78,7 @@ export function createAnthropicAdapter(options: AdapterOptions): ModelAdapter {
   const idleMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   // Messages calls go out through the gateway's transport with the URL and headers the SDK would use.
   const head = new SdkHead(client, "/v1/messages");
-  const http = new UpstreamHttp(ANTHROPIC_ERRORS, idleMs);
+  const http = new UpstreamHttp(ANTHROPIC_ERRORS, idleMs, options.fetch);
 
   async function post(params: WireParams, extra: Record<string, string> | undefined, signal: AbortSignal | undefined) {
     const to = await head.get();

@@ -33,7 +33,7 @@ export function createOpenAIChatAdapter(options: AdapterOptions, wire: OpenAICha
   const idleMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   // Chat calls go out through the gateway's transport with the URL and headers the SDK would use.
   const head = new SdkHead(client, "/chat/completions");
-  const http = new UpstreamHttp(OPENAI_ERRORS, idleMs);
+  const http = new UpstreamHttp(OPENAI_ERRORS, idleMs, options.fetch);
   // A copy: the request steps are built from it once, and every call must see the same switches.
   const quirks: QuirkSwitches = { ...(wire.quirks ?? PRESETS.openai) };
   const requestOptions: RequestOptions = { maxTokensField: quirks.maxTokensField, openaiOnlyFields: quirks.openaiOnlyFields, reasoningRequest: quirks.reasoningRequest };

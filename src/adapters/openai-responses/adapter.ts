@@ -33,7 +33,7 @@ export function createOpenAIResponsesAdapter(options: AdapterOptions): ModelAdap
   const idleMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   // Calls go out through the gateway's transport with the URL and headers the SDK would use.
   const head = new SdkHead(createOpenAIClient(options), "/responses");
-  const http = new UpstreamHttp(OPENAI_ERRORS, idleMs);
+  const http = new UpstreamHttp(OPENAI_ERRORS, idleMs, options.fetch);
 
   // Not streamed: the timeout for the answer's headers is the transport's, so the caller's signal goes to it as is.
   async function complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatResult> {
