@@ -17,7 +17,7 @@
  * call, and the client's next request, start from it, so the summarizer runs only when the
  * threshold is passed again, and the prefix providers cache stays the same in between.
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { estimateMessageTokens, estimateToolTokens } from "../core/token-estimate.ts";
 import {
   type ChatModel,
@@ -146,7 +146,8 @@ const digests = new WeakMap<Message, string>();
 function messageDigest(message: Message): string {
   let digest = digests.get(message);
   if (digest === undefined) {
-    digest = createHash("sha256").update(JSON.stringify(message)).digest("base64url");
+    // One-shot hashing: no Hash object per message (the same digest as createHash's).
+    digest = hash("sha256", JSON.stringify(message), "base64url");
     digests.set(message, digest);
   }
   return digest;
@@ -154,9 +155,10 @@ function messageDigest(message: Message): string {
 
 /** A digest of the first `count` messages (each message's digest computed once). */
 function digestOf(messages: readonly Message[], count: number): string {
-  const hash = createHash("sha256");
-  for (let i = 0; i < count; i++) hash.update(messageDigest(messages[i]!));
-  return hash.digest("base64url").slice(0, 32);
+  // The same digest as updating one hash with each message's digest in turn.
+  let joined = "";
+  for (let i = 0; i < count; i++) joined += messageDigest(messages[i]!);
+  return hash("sha256", joined, "base64url").slice(0, 32);
 }
 
 /** The conversation's key in the memory: its opening (system prompt and first user message). */
@@ -254,9 +256,13 @@ export class Compactor {
     if (!this.enabled) return request;
     await this.restore(request.messages);
     const messages = request.messages;
-    const fixed = toolTokensOf(request) + reservedOutput(request, this.options.maxTokens);
     const max = this.options.maxTokens;
-    const applied: Plan = { state: this.applicable(messages), dropped: new Set(), shortened: new Map() };
+    const state = this.applicable(messages);
+    // No window to measure against and no earlier cut to carry: nothing to estimate (the tools'
+    // schemas would be, on every model call).
+    if (max === undefined && !state) return request;
+    const fixed = toolTokensOf(request) + reservedOutput(request, this.options.maxTokens);
+    const applied: Plan = { state, dropped: new Set(), shortened: new Map() };
     const sent = render(messages, applied);
     const estimate = sumTokens(sent) + fixed;
     if (max === undefined || estimate <= max * this.options.threshold) {
