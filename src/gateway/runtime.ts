@@ -10,6 +10,7 @@ import type { GatewayConfig } from "../core/config/index.ts";
 import { createLogger, scrubber, type Logger } from "../core/logger.ts";
 import type { SchemaTarget } from "../core/index.ts";
 import { McpPool } from "../mcp/pool.ts";
+import { modelSurfaceCapabilities } from "../mcp/client/capabilities.ts";
 import type { CompactionState } from "../loop/index.ts";
 import { createApp, type HealthReport, type ReadyReport } from "./http/app.ts";
 import { McpHttpEndpoint } from "./mcp-server/http.ts";
@@ -174,7 +175,14 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     servers: () => (poolRef ? serverViews(poolRef, providers, scrub) : []),
   });
   const mcp = new McpHub({ config, logger, providers, observeToolCall: mcpDoorObserver(observability.metrics) });
-  const pool = new McpPool(config.servers, { logger, upstreamHandlers: mcp.upstreamHandlers, onCall: (report) => observability.mcpCall(report) });
+  // modelCapabilities: each server is also asked which tools it lists without an MCP client's
+  // capabilities, and the model doors offer only those (a tool that elicits could never work there).
+  const pool = new McpPool(config.servers, {
+    logger,
+    upstreamHandlers: mcp.upstreamHandlers,
+    onCall: (report) => observability.mcpCall(report),
+    modelCapabilities: modelSurfaceCapabilities(config.gateway.sampling?.model),
+  });
   poolRef = pool;
   mcp.bind(pool);
   for (const provider of providers.values()) {
@@ -214,7 +222,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     config,
     providers,
     // /v1 tool calls are tracked by the MCP hub, so upstream requests they cause never reach an MCP session.
-    tools: mcp.outsideTools(pool),
+    tools: mcp.outsideTools(pool.forModels()),
     hiddenSteps,
     responses: new ResponseStore(counted.table<StoredResponse>("responses", RESPONSES_TABLE)),
     // Cooldowns of aliases' deployments go through the store: every instance skips a failing one.

@@ -108,6 +108,19 @@ export class McpPool {
     return this.current.select(servers);
   }
 
+  /**
+   * The pool as the model doors see it: without the tools that need an MCP client (see
+   * ToolRegistry.forModels). /mcp and the chat tool, which have a client, see every tool.
+   */
+  forModels(): Pick<McpPool, "serverNames" | "select" | "exposed" | "origin"> {
+    return {
+      serverNames: () => this.serverNames(),
+      select: (servers) => this.current.forModels().select(servers),
+      exposed: (server, tool) => this.exposed(server, tool),
+      origin: (name) => this.origin(name),
+    };
+  }
+
   /** The exposed (namespaced) name of a server's tool, as its server names it. */
   exposed(server: string, tool: string): string | undefined {
     return this.current.list().find((entry) => entry.server === server && entry.tool.name === tool)?.name;
@@ -171,11 +184,13 @@ export class McpPool {
   private rebuild(): void {
     const entries: { server: string; prefix: string; tool: string }[] = [];
     const toolsByKey = new Map<string, RegisteredTool["tool"]>();
+    const clientOnly = new Set<string>();
     for (const connection of this.connections.values()) {
       const allowed = compileToolFilter(connection.config.tools);
       for (const tool of connection.tools) {
         if (!allowed(tool.name) || this.needsTasks(connection.name, tool)) continue;
         entries.push({ server: connection.name, prefix: connection.config.prefix, tool: tool.name });
+        if (!connection.offeredToModels(tool.name)) clientOnly.add(`${connection.name}\u0000${tool.name}`);
         toolsByKey.set(`${connection.name}\u0000${tool.name}`, tool);
       }
     }
@@ -184,7 +199,10 @@ export class McpPool {
     for (const collision of emptyPrefixCollisions(map)) {
       this.options.logger.error({ name: collision.name, tools: collision.tools }, 'tool names collide because of prefix ""; the colliding tools got hash suffixes');
     }
-    const tools = [...map.names].map(([name, ref]) => ({ name, server: ref.server, tool: toolsByKey.get(`${ref.server}\u0000${ref.tool}`)! }));
+    const tools = [...map.names].map(([name, ref]): RegisteredTool => {
+      const key = `${ref.server}\u0000${ref.tool}`;
+      return { name, server: ref.server, tool: toolsByKey.get(key)!, ...(clientOnly.has(key) ? { clientOnly: true } : {}) };
+    });
     this.current = new ToolRegistry(++this.version, tools, this.caller);
     for (const listener of this.listeners) listener(this.current);
   }

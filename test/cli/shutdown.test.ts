@@ -182,7 +182,8 @@ describe("SIGTERM to the whole process group", () => {
       { detached: true },
     );
     await vi.waitFor(async () => expect((await fetch(`${gateway.url}/ready`)).status).toBe(200), { timeout: 20_000, interval: 50 });
-    expect(logLines(log)).toHaveLength(1);
+    // The server, then the short second session that learns which tools models may use (closed).
+    expect(logLines(log)).toHaveLength(2);
     const serverPid = Number(logLines(log)[0]!.split(" ")[1]);
 
     // The model's first turn is under way (it will call the server's tool once released).
@@ -198,8 +199,8 @@ describe("SIGTERM to the whole process group", () => {
     expect(body, gateway.stderr()).toContain("data: [DONE]");
     expect(body).not.toContain('"error"');
     expect(await gateway.exited).toBe(0);
-    // Started once: neither the crash handling nor the tool call started it again.
-    expect(logLines(log), gateway.stderr()).toHaveLength(1);
+    // Started once (and probed once): neither the crash handling nor the tool call started it again.
+    expect(logLines(log), gateway.stderr()).toHaveLength(2);
     // The tool call was answered as a failure of the stopped server, not with its result.
     const toolMessage = (upstream.chatRequests()[1]!.body.messages as { role: string; content: string }[]).find((m) => m.role === "tool")!;
     expect(toolMessage.content).toMatch(/not available/);

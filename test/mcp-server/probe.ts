@@ -50,6 +50,9 @@ export async function startProbeControl(): Promise<ProbeControl> {
       args: ["--import", "tsx", PROBE_SERVER],
       cwd: ROOT,
       env: { PROBE_CONTROL_PORT: String(port) },
+      // One process per control connection: the gateway's second look at the tools models may
+      // use would start another that takes the control over (see mcpServers.<name>.probeModelTools).
+      probeModelTools: false,
       ...extra,
     }),
     async command(op) {

@@ -1,5 +1,5 @@
 import { loadConfigFile, resolveConfigPath } from "../../core/config/index.ts";
-import { declareGatewayCapabilities } from "../../mcp/client/capabilities.ts";
+import { declareGatewayCapabilities, modelSurfaceCapabilities } from "../../mcp/client/capabilities.ts";
 import { createLogger } from "../../core/logger.ts";
 import { McpPool } from "../../mcp/pool.ts";
 import { probeProvider } from "../../adapters/probe.ts";
@@ -18,7 +18,12 @@ export async function checkCommand(args: CliArgs): Promise<number> {
   // while the others are still starting, so what the table shows is what each start did. (With
   // retries, a failed server could be read in the middle of its next attempt, "starting", and
   // check exited 0: the race behind the flaky test.)
-  const pool = new McpPool(config.servers, { logger: createLogger({ level: "silent" }), upstreamHandlers: declareGatewayCapabilities, retry: false });
+  const pool = new McpPool(config.servers, {
+    logger: createLogger({ level: "silent" }),
+    upstreamHandlers: declareGatewayCapabilities,
+    modelCapabilities: modelSurfaceCapabilities(config.gateway.sampling?.model),
+    retry: false,
+  });
   let failures = 0;
   try {
     // Waits for every server's start (each within its start timeout): each state is final.
@@ -27,9 +32,12 @@ export async function checkCommand(args: CliArgs): Promise<number> {
     const rows = pool.states().map((s) => {
       const status = s.status;
       if (status !== "ready" && status !== "disabled") failures++;
-      // What models and clients get, after the server's allow/deny filter: "10 of 14" when it hides some.
-      const count = offered.filter((t) => t.server === s.name).length;
-      const tools = count === s.toolCount ? String(count) : `${count} of ${s.toolCount}`;
+      // What models get, then "+2 /mcp" for those only MCP clients get (the server lists them
+      // only to clients that can answer elicitation or roots), then "of 14" when the server's
+      // allow/deny filter hides some.
+      const mine = offered.filter((t) => t.server === s.name);
+      const clientOnly = mine.filter((t) => t.clientOnly).length;
+      const tools = [String(mine.length - clientOnly), clientOnly > 0 ? ` +${clientOnly} /mcp` : "", mine.length === s.toolCount ? "" : ` of ${s.toolCount}`].join("");
       return [s.name, s.transport, status, tools, s.startupMs === undefined ? "" : String(s.startupMs), oneLine(s.error ?? "")];
     });
     process.stdout.write(`${renderTable(["server", "transport", "status", "tools", "startup ms", "error"], rows)}\n\n`);

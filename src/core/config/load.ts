@@ -195,6 +195,7 @@ function toServerConfig(name: string, server: RawServerConfig, defaults: { timeo
     missingVariables,
     timeoutMs: server.timeoutMs ?? defaults.timeoutMs,
     startTimeoutMs: server.startTimeoutMs ?? defaults.startTimeoutMs,
+    probeModelTools: server.probeModelTools ?? true,
     prefix: server.prefix ?? `${name}__`,
     tools: { allow: server.tools?.allow, deny: server.tools?.deny },
     maxResultTokens: server.maxResultTokens ?? defaults.maxResultTokens,

@@ -26,6 +26,11 @@ const serverFields = {
   timeoutMs: z.number().int().positive().optional(),
   /** How long its start (spawn or connect, initialize, tools/list) may take; default gateway.serverStartTimeoutMs. */
   startTimeoutMs: z.number().int().positive().optional(),
+  /**
+   * Whether a second, short session learns which of its tools it lists without an MCP client's
+   * capabilities (the tools models may be offered). Default true; false offers models every tool.
+   */
+  probeModelTools: z.boolean().optional(),
   prefix: z.string().regex(/^([a-zA-Z][a-zA-Z0-9_-]*)?$/, "a prefix starts with a letter and holds letters, digits, _ or -").optional(),
   tools: toolFilter.optional(),
   /** Its tool results larger than this many tokens are cut (default gateway.maxResultTokens). */

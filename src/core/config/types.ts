@@ -19,6 +19,8 @@ interface ServerCommon {
   timeoutMs: number;
   /** How long its start (spawn or connect, initialize, tools/list) may take before it counts as failed. */
   startTimeoutMs: number;
+  /** Whether a second, short session learns which tools models may be offered (see model-tools-probe.ts). */
+  probeModelTools: boolean;
   /** Namespace of this server's tools: `<name>__` unless configured. */
   prefix: string;
   tools: ToolFilter;

@@ -10,5 +10,15 @@ import type { UpstreamHandlers } from "./upstream.ts";
 
 export const GATEWAY_CLIENT_CAPABILITIES: ClientCapabilities = { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } };
 
+/**
+ * What the gateway can serve itself when no MCP client is there to ask (a model's tool call on
+ * /v1, /v1/messages, /v1/responses): sampling, when gateway.sampling.model answers it. Nothing
+ * else: elicitation needs a user, roots a client's folders. A server's tools that it lists only
+ * to clients with more than this are offered to MCP clients only (see model-tools-probe.ts).
+ */
+export function modelSurfaceCapabilities(samplingModel: string | undefined): ClientCapabilities {
+  return samplingModel ? { sampling: {} } : {};
+}
+
 /** For pools that only list (the CLI): the gateway's capabilities, no relaying (a request finds no client, as on /v1). */
 export const declareGatewayCapabilities: UpstreamHandlers = (_server, upstream) => upstream.declareCapabilities(GATEWAY_CLIENT_CAPABILITIES);

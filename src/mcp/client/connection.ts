@@ -5,7 +5,7 @@
  * server's start timeout (a hung one fails and is retried like a crash); a command that cannot
  * be run at all (ENOENT, EACCES) fails at once, named, and is not retried.
  */
-import { Client, type CallToolResult, type JSONRPCMessage, type Tool } from "@modelcontextprotocol/client";
+import { Client, type CallToolResult, type ClientCapabilities, type JSONRPCMessage, type Tool } from "@modelcontextprotocol/client";
 import type { ServerConfig } from "../../core/config/index.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { ToolProgress } from "../../core/index.ts";
@@ -16,6 +16,7 @@ import { handlerRegistry, upstreamClient, type UpstreamClient, type UpstreamHand
 import { endProcesses, markedProcesses, newMarker } from "./server-processes.ts";
 import { EraVerdict, eraOf, listenForChanges, versionNegotiation } from "./era.ts";
 import { errorType, traceMcpRequest } from "../../core/tracing.ts";
+import { listToolNamesAs } from "./model-tools-probe.ts";
 
 export type ServerStatus = "starting" | "ready" | "failed" | "disabled" | "unavailable" | "closed";
 
@@ -46,6 +47,12 @@ export interface ConnectionOptions {
   upstreamHandlers?: UpstreamHandlers;
   /** Called whenever the tool list changed (connect, reconnect, list_changed, failure). */
   onToolsChanged?: () => void;
+  /**
+   * What the gateway can serve without an MCP client (modelSurfaceCapabilities). When set, each
+   * start (and each tools/list_changed) also learns which tools the server lists to a client
+   * with only these — the tools models may be offered (see model-tools-probe.ts).
+   */
+  modelCapabilities?: ClientCapabilities;
   /**
    * Called after every successful connect — the first start and each restart — once the server
    * is ready (its tools listed, `onToolsChanged` already called), with the new session's details.
@@ -104,6 +111,10 @@ export class McpConnection {
   private upstreamView: UpstreamClient | undefined;
   private opened: OpenedTransport | undefined;
   private toolList: Tool[] = [];
+  /** The tools models may be offered (by name), when learnt; see ConnectionOptions.modelCapabilities. */
+  private modelToolNames: ReadonlySet<string> | undefined;
+  /** Probe sessions in progress (close() ends them rather than waiting for their timeout). */
+  private readonly probes = new Set<Client>();
   private state: ServerState;
   private readonly stderr = new StderrTail();
   /** The server's era, as the last connect found it ("auto"): a restart connects without probing. */
@@ -157,6 +168,14 @@ export class McpConnection {
 
   get tools(): readonly Tool[] {
     return this.toolList;
+  }
+
+  /**
+   * Whether a model may be offered this tool: false for one the server lists only to clients
+   * with capabilities the gateway cannot serve without an MCP client (elicitation, roots).
+   */
+  offeredToModels(tool: string): boolean {
+    return this.modelToolNames === undefined || this.modelToolNames.has(tool);
   }
 
   get status(): ServerState {
@@ -239,7 +258,9 @@ export class McpConnection {
       client.setNotificationHandler("notifications/tools/list_changed", () => this.refreshTools());
       waitingFor = "the tools/list answer";
       const tools = await this.listAllTools(client);
-      return { opened, tools };
+      waitingFor = "the tools/list answer of a second session declaring only what models can use";
+      const modelTools = await this.probeModelTools(timeoutMs);
+      return { opened, tools, modelTools };
     })();
     // The whole start (spawn or connect, initialize, tools/list) is bounded, not only initialize:
     // a server that never finishes is failed (and retried with backoff) like one that crashed.
@@ -251,7 +272,7 @@ export class McpConnection {
     });
     handshake.catch(() => undefined); // after a timeout, its own failure is nobody's
     try {
-      const { opened, tools } = await Promise.race([handshake, deadline]);
+      const { opened, tools, modelTools } = await Promise.race([handshake, deadline]);
       clearTimeout(timer);
       if (this.closed) {
         await this.closeClient(client);
@@ -261,6 +282,7 @@ export class McpConnection {
       this.upstreamView = upstreamClient(client);
       this.opened = opened;
       this.toolList = tools;
+      this.modelToolNames = modelTools;
       this.connectedAt = Date.now();
       this.setState({ status: "ready", transport: opened.kind, startupMs: Date.now() - started, error: undefined, retryAt: undefined });
       this.options.logger.info({ server: this.name, tools: this.toolList.length, ms: this.state.startupMs, era: eraOf(client) }, "mcp server ready");
@@ -335,11 +357,43 @@ export class McpConnection {
     return tools;
   }
 
+  /**
+   * The names of the tools models may be offered, learnt in a second, short session (see
+   * model-tools-probe.ts); undefined when there is nothing to learn (no model surface) or the
+   * probe failed — then models are offered every tool, and one that needs a client fails with
+   * a clear error when called.
+   */
+  private async probeModelTools(timeoutMs: number): Promise<Set<string> | undefined> {
+    const capabilities = this.options.modelCapabilities;
+    if (!capabilities || !this.config.probeModelTools) return undefined;
+    const negotiation = versionNegotiation(this.config, timeoutMs);
+    const probe = new Client(this.options.clientInfo ?? { name: "mcp-gateway", version: "0.1.0" }, {
+      capabilities,
+      listMaxPages: MAX_TOOL_PAGES,
+      ...(negotiation ? { versionNegotiation: negotiation } : {}),
+    });
+    this.transportClosed.set(probe, new Promise<void>((resolve) => (probe.onclose = resolve)));
+    const marker = newMarker();
+    this.markers.set(probe, marker);
+    this.probes.add(probe);
+    try {
+      // In the era the server's session was found to speak (no second era probe).
+      return await listToolNamesAs(probe, this.config, timeoutMs, { marker, prior: this.era.prior });
+    } catch (error) {
+      this.options.logger.warn({ server: this.name, err: error instanceof Error ? error.message : String(error) }, "could not learn which tools need an MCP client's capabilities: models are offered every tool");
+      return undefined;
+    } finally {
+      this.probes.delete(probe);
+      await this.closeClient(probe);
+    }
+  }
+
   private async refreshTools(): Promise<void> {
     const client = this.client;
     if (!client || this.state.status !== "ready") return;
     try {
       this.toolList = await this.listAllTools(client, true);
+      this.modelToolNames = await this.probeModelTools(this.startTimeoutMs);
       this.setState({});
       this.options.logger.info({ server: this.name, tools: this.toolList.length }, "mcp server tools changed");
       this.options.onToolsChanged?.();
@@ -487,6 +541,7 @@ export class McpConnection {
     // otherwise hold shutdown up to the start-up timeout (30 s by default).
     const starting = this.startingClient;
     if (starting) await this.closeClient(starting);
+    await Promise.all([...this.probes].map((probe) => this.closeClient(probe)));
     if (this.connecting) await this.connecting.catch(() => undefined);
     const client = this.client;
     this.client = undefined;

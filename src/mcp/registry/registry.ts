@@ -16,6 +16,11 @@ export interface RegisteredTool {
   server: string;
   /** The tool as the server listed it (original name, schemas, annotations, _meta). */
   tool: Tool;
+  /**
+   * Listed by its server only to clients with capabilities the gateway cannot serve without an
+   * MCP client (elicitation, roots): offered to MCP clients, never to models (see forModels).
+   */
+  clientOnly?: boolean;
 }
 
 export type ToolCaller = (server: string, tool: string, args: Record<string, unknown>, context: ToolCallContext) => Promise<CallToolResult>;
@@ -31,6 +36,7 @@ export class ToolRegistry implements ToolSet {
   private readonly normalizedCache = new Map<SchemaTarget, NormalizedTools>();
   private readonly checks = new Map<string, ArgumentCheck>();
   private readonly views = new Map<string, ToolSet>();
+  private modelView: ToolRegistry | undefined;
 
   constructor(
     readonly version: number,
@@ -99,6 +105,16 @@ export class ToolRegistry implements ToolSet {
       this.checks.set(entry.name, check);
     }
     return check;
+  }
+
+  /**
+   * The tools a model may be offered (through /v1 and the other model doors): all but those
+   * that need an MCP client. The same registry when there are none; cached per snapshot.
+   */
+  forModels(): ToolRegistry {
+    if (this.parent || !this.list().some((t) => t.clientOnly)) return this;
+    this.modelView ??= new ToolRegistry(this.version, this.list().filter((t) => !t.clientOnly), this.caller, this);
+    return this.modelView;
   }
 
   /** The tools of some servers only (all when undefined); views are cached per selection. */
