@@ -298,8 +298,10 @@ export class Compactor {
   private async restore(messages: readonly Message[]): Promise<void> {
     if (this.loaded) return;
     this.loaded = true;
+    // A conversation of no more turns than are always kept was never cut: no store read for it.
+    if (!this.options.memory || turnStarts(messages).length <= this.options.keepRecentTurns) return;
     const key = conversationKey(messages);
-    if (!key || !this.options.memory) return;
+    if (!key) return;
     try {
       const state = await this.options.memory.get(key);
       if (state && state.removed <= messages.length && digestOf(messages, state.removed) === state.digest) this.state = state;

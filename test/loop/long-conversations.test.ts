@@ -120,6 +120,24 @@ describe("compaction", () => {
     expect(sent.messages.at(-1)).toEqual(messages.at(-1));
   });
 
+  it("reads the store only for a conversation long enough to have been cut, and estimates nothing without a budget", async () => {
+    const reads: string[] = [];
+    const memory = {
+      get: async (k: string): Promise<CompactionState | undefined> => {
+        reads.push(k);
+        return undefined;
+      },
+      set: async () => undefined,
+    };
+    const unbudgeted = new Compactor({ threshold: 0.8, strategy: "trim", keepRecentTurns: 2, memory });
+    const short: ChatRequest = { model: "m", messages: history(2) };
+    expect(await unbudgeted.prepare(short)).toBe(short);
+    expect(reads).toEqual([]);
+    const long: ChatRequest = { model: "m", messages: history(3) };
+    expect(await new Compactor({ threshold: 0.8, strategy: "trim", keepRecentTurns: 2, memory }).prepare(long)).toBe(long);
+    expect(reads).toHaveLength(1);
+  });
+
   it("a context-length error from the model: compacted once and retried", async () => {
     let calls = 0;
     const model = new ScriptedModel([[text("fine")]]);
