@@ -299,10 +299,30 @@ async function observe(fakePort: number, everythingPort: number, defaultGateway:
       observeRows.push({ scenario: `${label} req/s, 16 conn: metrics + web view (default)`, direct: cell(tOff), gateway: cell(tOn), ratio: `${f((tOn.rps / tOff.rps) * 100, 0)}%` });
       observeRows.push({ scenario: `${label} req/s, 16 conn: + tracing (OTLP)`, direct: cell(tOff), gateway: cell(tTraced), ratio: `${f((tTraced.rps / tOff.rps) * 100, 0)}%` });
     }
+    const scrape = await scrapeCost(defaultGateway, 200);
+    results.observe_scrape = scrape;
+    observeRows.push({ scenario: "GET /metrics after the runs above (200 scrapes, one at a time)", direct: "-", gateway: `${f(scrape.p50, 2)} ms p50, ${f(scrape.cpuMs, 2)} ms CPU, ${f(scrape.bytes / 1024, 0)} KB`, ratio: "per scrape" });
   } finally {
     await Promise.all([off.stop(), traced.stop()]);
     await new Promise<void>((resolve) => sink.close(() => resolve()));
   }
+}
+
+/** What one Prometheus scrape costs the gateway: time, CPU (its process) and size, over `count` scrapes. */
+async function scrapeCost(gateway: Running, count: number): Promise<{ p50: number; cpuMs: number; bytes: number }> {
+  const url = `http://127.0.0.1:${gateway.port}/metrics`;
+  const times: number[] = [];
+  let bytes = 0;
+  const before = cpuSeconds(gateway.child.pid!);
+  for (let i = 0; i < count; i++) {
+    const started = performance.now();
+    const text = await (await fetch(url)).text();
+    times.push(performance.now() - started);
+    bytes = text.length;
+  }
+  const cpuMs = ((cpuSeconds(gateway.child.pid!) - before) * 1000) / count;
+  times.sort((a, b) => a - b);
+  return { p50: times[Math.floor(times.length / 2)]!, cpuMs, bytes };
 }
 
 function throughputRow(scenario: string, d: Throughput, g: Throughput & { cpuMsPerRequest: number }): Row {

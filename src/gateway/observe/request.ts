@@ -1,23 +1,26 @@
 /**
  * What the gateway sees of one request, reported to the metrics, the recent-requests ring (the
- * web view's timeline), the trace and the debug log at once. The HTTP middleware makes one per
- * front-door request; the shared handler reports routing, the loop's events (whole answers) or
- * wraps the door's SSE writer (streams), and the resilient model reports retries and fallbacks.
+ * web view's timeline), the trace (request-trace.ts) and the debug log at once. The HTTP
+ * middleware makes one per front-door request; the shared handler reports routing, the loop's
+ * events come as the loop yields them (loop.ts), the door's SSE writer reports a stream's failure,
+ * and the resilient model reports retries and fallbacks.
  * Only what is switched on costs anything: without the ring no timeline is built, without a
  * tracer provider no span is made, and the debug lines are skipped below `debug`.
  */
-import { context as otelContext, propagation, SpanKind, trace, type Attributes, type Context, type Span } from "@opentelemetry/api";
 import type { Logger } from "pino";
 import type { ChatResult, GatewayError, ToolCallBlock, ToolResultBlock, ToolSet } from "../../core/index.ts";
-import { errorType, failSpan, gatewayTracer, tracingOn } from "../../core/tracing.ts";
+import { errorType, tracingOn } from "../../core/tracing.ts";
 import type { LoopEvent, LoopOutcome } from "../../loop/index.ts";
 import type { ModelCallObserver, ModelTarget } from "../routing/resilient-model.ts";
 import type { SseWriter } from "../shared/sse-pump.ts";
 import { stepKeys } from "../state/hidden-steps.ts";
-import { cut, excerpt, redactedJson, resultText, semconvMessages, type Scrub } from "./excerpt.ts";
+import { excerpt, resultText, type Scrub } from "./excerpt.ts";
 import type { GatewayMetrics } from "./metrics.ts";
-import { ATTR, OPERATION } from "./names.ts";
+import { OPERATION } from "./names.ts";
+import { RequestTrace, type IncomingRequest } from "./request-trace.ts";
 import { MAX_TIMELINE, type RequestRecord, type RequestRing, type TimelineEntry } from "./ring.ts";
+
+export type { IncomingRequest };
 
 /** What a request observation needs from its gateway. */
 export interface ObservationContext {
@@ -33,14 +36,6 @@ export interface ObservationContext {
   toolFailed?(server: string, tool: string, result: ToolResultBlock): void;
 }
 
-/** The parts of the HTTP request an observation starts from. */
-export interface IncomingRequest {
-  id: string;
-  method: string;
-  path: string;
-  door: string;
-  header(name: string): string | undefined;
-}
 
 
 /** Excerpts of arguments and results in the timeline, and of content on spans. */
@@ -54,9 +49,8 @@ export class RequestObservation implements ModelCallObserver {
   private readonly started = performance.now();
   private readonly startedAt = Date.now();
   private finished = false;
-  private span: Span | undefined;
-  private traceContext: Context | undefined;
-  private modelSpan: Span | undefined;
+  /** The request's spans, when a tracer provider is registered. */
+  private readonly trace: RequestTrace | undefined;
   private modelStarted: number | undefined;
   private turn = 0;
   private target: ModelTarget | undefined;
@@ -75,7 +69,7 @@ export class RequestObservation implements ModelCallObserver {
     readonly keyName: string | undefined,
   ) {
     ctx.metrics?.inFlight.inc({ door: request.door });
-    if (tracingOn()) this.startSpan();
+    if (tracingOn()) this.trace = new RequestTrace(request, ctx.captureContent ? (value) => excerpt(value, ctx.scrub, SPAN_CONTENT_CHARS) : undefined);
     if (ctx.ring) {
       this.toolEntries = new Map();
       this.record = ctx.ring.add({
@@ -91,30 +85,10 @@ export class RequestObservation implements ModelCallObserver {
         inputTokens: 0,
         outputTokens: 0,
         startedAt: this.startedAt,
-        ...(this.span ? { traceId: this.span.spanContext().traceId } : {}),
+        ...(this.trace ? { traceId: this.trace.traceId } : {}),
         timeline: [],
       });
     }
-  }
-
-  /** The front-door span: a SERVER span continuing the client's trace when it sent a `traceparent`. */
-  private startSpan(): void {
-    const parent = propagation.extract(otelContext.active(), this.request, HEADER_GETTER);
-    const route = this.request.path;
-    this.span = gatewayTracer().startSpan(
-      `${this.request.method} ${route}`,
-      {
-        kind: SpanKind.SERVER,
-        attributes: { "http.request.method": this.request.method, "http.route": route, "url.path": route, [ATTR.GEN_AI_OPERATION_NAME]: OPERATION.CHAT, "mcp_gateway.request_id": this.request.id, "mcp_gateway.door": this.request.door },
-      },
-      parent,
-    );
-    this.traceContext = trace.setSpan(parent, this.span);
-  }
-
-  /** The trace context of this request (its front-door span), to run work under. */
-  get context(): Context | undefined {
-    return this.traceContext;
   }
 
   /** Ms since the request arrived. */
@@ -143,18 +117,7 @@ export class RequestObservation implements ModelCallObserver {
       this.record.stream = stream;
       this.changed();
     }
-    const span = this.span;
-    if (span) {
-      span.setAttributes({ [ATTR.GEN_AI_REQUEST_MODEL]: requested, [ATTR.GEN_AI_PROVIDER_NAME]: first.provider, [ATTR.GEN_AI_REQUEST_STREAM]: stream });
-      if (request.maxTokens !== undefined) span.setAttribute(ATTR.GEN_AI_REQUEST_MAX_TOKENS, request.maxTokens);
-      if (request.temperature !== undefined) span.setAttribute(ATTR.GEN_AI_REQUEST_TEMPERATURE, request.temperature);
-      if (this.ctx.captureContent) span.setAttribute(ATTR.GEN_AI_INPUT_MESSAGES, this.content(semconvMessages(request.messages as never)));
-    }
-  }
-
-  /** Content for a span attribute: redacted, scrubbed, bounded. */
-  private content(value: unknown): string {
-    return excerpt(value, this.ctx.scrub, SPAN_CONTENT_CHARS);
+    this.trace?.routed(requested, first, stream, request);
   }
 
   /**
@@ -179,39 +142,7 @@ export class RequestObservation implements ModelCallObserver {
 
   /** The gateway's tools, each call in an `execute_tool` span when this request is traced. */
   tools(tools: ToolSet): ToolSet {
-    const parent = this.traceContext;
-    if (!parent) return tools;
-    const capture = this.ctx.captureContent;
-    const origin = this.ctx.origin;
-    const content = (value: unknown) => this.content(value);
-    return {
-      has: (name) => tools.has(name),
-      definitions: (target) => tools.definitions(target),
-      async call(call, callContext) {
-        const where = origin(call.name);
-        const attributes: Attributes = {
-          [ATTR.GEN_AI_OPERATION_NAME]: OPERATION.EXECUTE_TOOL,
-          [ATTR.GEN_AI_TOOL_NAME]: call.name,
-          [ATTR.GEN_AI_TOOL_CALL_ID]: call.id,
-          [ATTR.GEN_AI_TOOL_TYPE]: "function",
-          ...(where ? { "mcp_gateway.mcp_server": where.server, "mcp_gateway.mcp_tool": where.tool } : {}),
-          ...(capture ? { [ATTR.GEN_AI_TOOL_CALL_ARGUMENTS]: content(call.arguments) } : {}),
-        };
-        const span = gatewayTracer().startSpan(`${OPERATION.EXECUTE_TOOL} ${call.name}`, { kind: SpanKind.INTERNAL, attributes }, parent);
-        try {
-          // Under this span, so the MCP request it makes is its child and carries its context.
-          const result = await otelContext.with(trace.setSpan(parent, span), () => tools.call(call, callContext));
-          if (capture) span.setAttribute(ATTR.GEN_AI_TOOL_CALL_RESULT, content(resultText(result)));
-          if (result.isError) failSpan(span, new Error(cut(resultText(result), 500)), "tool_error");
-          return result;
-        } catch (error) {
-          failSpan(span, error);
-          throw error;
-        } finally {
-          span.end();
-        }
-      },
-    };
+    return this.trace ? this.trace.tools(tools, this.ctx.origin) : tools;
   }
 
   /** One event of the loop (whole answers: every event; streams: through the writer). */
@@ -259,21 +190,7 @@ export class RequestObservation implements ModelCallObserver {
       this.push({ kind: "model", turn, at: Math.round(at - this.started), ...(this.target ? { provider: this.target.provider, model: this.target.model } : {}) });
       this.changed();
     }
-    if (this.traceContext) {
-      const target = this.target;
-      this.modelSpan = gatewayTracer().startSpan(
-        `${OPERATION.CHAT} ${target?.model ?? this.requested}`,
-        {
-          kind: SpanKind.CLIENT,
-          attributes: {
-            [ATTR.GEN_AI_OPERATION_NAME]: OPERATION.CHAT,
-            ...(target ? { [ATTR.GEN_AI_PROVIDER_NAME]: target.provider, [ATTR.GEN_AI_REQUEST_MODEL]: target.model } : {}),
-            "mcp_gateway.turn": turn,
-          },
-        },
-        this.traceContext,
-      );
-    }
+    this.trace?.modelStart(turn, this.target, this.requested);
   }
 
   private firstTokenSent(): void {
@@ -322,20 +239,7 @@ export class RequestObservation implements ModelCallObserver {
       this.record.outputTokens += usage.outputTokens;
       this.changed();
     }
-    const span = this.modelSpan;
-    if (span) {
-      span.setAttributes({
-        [ATTR.GEN_AI_PROVIDER_NAME]: provider,
-        [ATTR.GEN_AI_RESPONSE_MODEL]: result.model,
-        [ATTR.GEN_AI_RESPONSE_ID]: result.id,
-        [ATTR.GEN_AI_RESPONSE_FINISH_REASONS]: [result.providerStopReason ?? result.stopReason],
-        [ATTR.GEN_AI_USAGE_INPUT_TOKENS]: usage.inputTokens,
-        [ATTR.GEN_AI_USAGE_OUTPUT_TOKENS]: usage.outputTokens,
-      });
-      if (this.ctx.captureContent) span.setAttribute(ATTR.GEN_AI_OUTPUT_MESSAGES, this.content(semconvMessages([result.message])));
-      span.end();
-      this.modelSpan = undefined;
-    }
+    this.trace?.modelEnd(result, provider);
     this.modelStarted = undefined;
     const logger = this.ctx.logger;
     if (logger.isLevelEnabled("debug")) {
@@ -387,7 +291,7 @@ export class RequestObservation implements ModelCallObserver {
   retry(target: ModelTarget, attempt: number, delayMs: number, error: GatewayError): void {
     this.ctx.metrics?.upstreamRetry(target.provider, error);
     this.push({ kind: "retry", at: this.now(), turn: this.turn, provider: target.provider, model: target.model, attempt, delayMs, status: error.status, message: this.ctx.scrub(error.message) });
-    this.modelSpan?.addEvent("gen_ai.retry", { [ATTR.GEN_AI_PROVIDER_NAME]: target.provider, [ATTR.GEN_AI_REQUEST_MODEL]: target.model, "mcp_gateway.attempt": attempt, "mcp_gateway.delay_ms": delayMs, "error.type": errorType(error), "http.response.status_code": error.status });
+    this.trace?.retry(target, attempt, delayMs, error);
     this.changed();
   }
 
@@ -395,7 +299,7 @@ export class RequestObservation implements ModelCallObserver {
     this.target = to;
     this.ctx.metrics?.fallbacks.inc({ from: from.provider, to: to.provider });
     this.push({ kind: "fallback", at: this.now(), turn: this.turn, from: `${from.provider}/${from.model}`, to: `${to.provider}/${to.model}`, status: error.status, message: this.ctx.scrub(error.message) });
-    this.modelSpan?.addEvent("gen_ai.fallback", { "mcp_gateway.from": `${from.provider}/${from.model}`, "mcp_gateway.to": `${to.provider}/${to.model}`, "error.type": errorType(error), "http.response.status_code": error.status });
+    this.trace?.fallback(from, to, error);
     this.changed();
   }
 
@@ -436,11 +340,7 @@ export class RequestObservation implements ModelCallObserver {
         entry.ms = Math.round(seconds * 1000);
         entry.message = message;
       }
-      if (this.modelSpan) {
-        failSpan(this.modelSpan, error, type);
-        this.modelSpan.end();
-        this.modelSpan = undefined;
-      }
+      this.trace?.modelFailed(error, type);
       this.modelStarted = undefined;
     }
     this.push({ kind: "error", at: this.now(), turn: this.turn, message, ...(typeof status === "number" ? { status } : {}) });
@@ -484,28 +384,13 @@ export class RequestObservation implements ModelCallObserver {
       if (error && !this.failure) this.push({ kind: "error", at: this.now(), message: record.error!, status });
       this.changed();
     }
-    const span = this.span;
-    if (span) {
-      if (this.modelSpan) {
-        this.modelSpan.end();
-        this.modelSpan = undefined;
-      }
-      span.setAttribute("http.response.status_code", status);
-      if (outcome) {
-        span.setAttributes({
-          [ATTR.GEN_AI_RESPONSE_MODEL]: this.responseModel,
-          [ATTR.GEN_AI_USAGE_INPUT_TOKENS]: outcome.usage.inputTokens,
-          [ATTR.GEN_AI_USAGE_OUTPUT_TOKENS]: outcome.usage.outputTokens,
-          [ATTR.GEN_AI_RESPONSE_FINISH_REASONS]: [outcome.stopReason],
-          "mcp_gateway.turns": outcome.turns,
-          "mcp_gateway.tool_calls": outcome.tools.length,
-          "mcp_gateway.answered_by": this.provider,
-        });
-        if (this.ctx.captureContent) span.setAttribute(ATTR.GEN_AI_OUTPUT_MESSAGES, this.content(semconvMessages([outcome.message])));
-      }
-      if (failed) failSpan(span, error ?? new Error(this.failure?.message ?? `HTTP ${status}`), type ?? String(status));
-      span.end();
-    }
+    this.trace?.finish({
+      status,
+      outcome,
+      responseModel: this.responseModel,
+      provider: this.provider,
+      ...(failed ? { failed: { error: error ?? new Error(this.failure?.message ?? `HTTP ${status}`), type: type ?? String(status) } } : {}),
+    });
   }
 }
 
@@ -515,16 +400,3 @@ function isLimitRefusal(error: GatewayError): boolean {
   if (error.provider !== undefined) return false;
   return error.code === "rate_limit_exceeded" || error.code === "too_many_concurrent_requests" || error.code === "model_not_allowed" || error.code === "mcp_server_not_allowed";
 }
-
-/** W3C trace context from the request's headers. */
-const HEADER_GETTER = {
-  keys: () => ["traceparent", "tracestate", "baggage"],
-  get: (carrier: IncomingRequest, key: string) => carrier.header(key),
-};
-
-/** A record's timeline as text (tests and logs). */
-export function describeTimeline(record: RequestRecord): string {
-  return record.timeline.map((e) => `${e.at}ms ${e.kind}${e.name ? ` ${e.name}` : ""}${e.provider ? ` ${e.provider}` : ""}${e.message ? `: ${e.message}` : ""}`).join("\n");
-}
-
-export { redactedJson };
