@@ -5,5 +5,5 @@ export { FIND_TOOLS, ToolOffer, type ToolSearchOptions, type ToolSearchReport } 
 export { filterTools, limitResult, limitResults, patternMatcher, shrinkJson, type ResultLimit } from "./tool-views.ts";
 export type * from "./types.ts";
 export { SKIPPED_FOR_STEERING } from "./steering.ts";
-export { runPlanLoop } from "./plan-mode.ts";
-export type { PlanOptions, PlanReport, PlanReview, PlanStep, PlanStepStatus } from "./plan-types.ts";
+export { runInMode, runPlanLoop } from "./plan-mode.ts";
+export type { LoopMode, PlanOptions, PlanReport, PlanReview, PlanStep, PlanStepStatus } from "./plan-types.ts";

@@ -9,7 +9,7 @@
 import { addUsage, emptyUsage, type AssistantMessage, type ChatRequest, type ChatResult, type Message, type ToolSet, type Usage } from "../core/index.ts";
 import { runAgentLoop } from "./agent-loop.ts";
 import { planFormat, planPrompt, planText, readPlan, replanPrompt, STEP_FAILED, stepPrompt, summaryPrompt, user, type WrittenStep } from "./plan-prompts.ts";
-import type { PlanOptions, PlanReport, PlanStep } from "./plan-types.ts";
+import type { LoopMode, PlanOptions, PlanReport, PlanStep } from "./plan-types.ts";
 import type { LoopEvent, LoopOptions, LoopOutcome, ToolExecution } from "./types.ts";
 
 interface Tally {
@@ -27,6 +27,11 @@ const NO_TOOLS: ToolSet = {
 };
 
 const textOf = (message: AssistantMessage) => message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("").trim();
+
+/** The loop of a request in its mode. */
+export function runInMode(options: LoopOptions, mode: LoopMode | undefined, plan?: PlanOptions): AsyncGenerator<LoopEvent, LoopOutcome> {
+  return mode === "plan" ? runPlanLoop(options, plan) : runAgentLoop(options);
+}
 
 export async function* runPlanLoop(options: LoopOptions, plan: PlanOptions = {}): AsyncGenerator<LoopEvent, LoopOutcome> {
   const maxSteps = plan.maxSteps ?? 8;

@@ -1,4 +1,7 @@
 /** Plan mode's vocabulary (plan-mode.ts): the plan as the client sees it, step by step. */
+/** How a request's loop runs: the agent loop, or plan-then-execute (plan-mode.ts). */
+export type LoopMode = "agent" | "plan";
+
 export type PlanStepStatus = "pending" | "running" | "done" | "failed" | "skipped";
 
 export interface PlanStep {

@@ -61,6 +61,8 @@ export const aliasLoopFields = {
   toolSearch: toolSearchSchema.optional(),
   capabilities: capabilitiesSchema.optional(),
   toolPolicy: toolPolicySchema.optional(),
+  /** "plan": plan, then run each step, then summarize (src/loop/plan-mode.ts); default "agent". */
+  mode: z.enum(["agent", "plan"]).optional(),
 };
 
 /** The loop fields of `gateway` (defaults for every alias and `provider/model`). */

@@ -12,12 +12,13 @@ import { GatewayError, type ChatRequest, type Message } from "../../core/index.t
 import type { GatewayTools } from "../shared/deps.ts";
 import type { KeyLimits } from "../shared/key-limits.ts";
 import { hasLimits, modelAllowed, modelRefusal, serversOutside, serversRefusal, type KeyPolicy } from "../shared/keys.ts";
-import { SKIPPED_FOR_STEERING, type LoopEvent, type LoopOutcome } from "../../loop/index.ts";
+import { SKIPPED_FOR_STEERING, type LoopEvent, type LoopOutcome, type PlanReport } from "../../loop/index.ts";
 import { openConversation, type ConversationDeps, type OpenConversation } from "./chat-conversation.ts";
 import { applyPlan, loopOptionsFor, planLoop, resultLimits } from "../shared/loop-setup.ts";
 import type { ToolHints } from "../shared/tool-policy.ts";
 import { elicitingApprovals, type Elicit } from "./approval.ts";
 import { progressTokenOf } from "./forward.ts";
+import { elicitingReview, planProgress } from "./plan-review.ts";
 import { resolve, runLoop, type ModelDeps } from "./model-runner.ts";
 import { CONVERSATION_ID } from "./steer-tool.ts";
 import type { RequestExtra } from "./types.ts";
@@ -55,6 +56,8 @@ const inputSchema = z.strictObject({
   system: z.string().optional(),
   mcpServers: z.array(z.string()).optional(),
   conversation: CONVERSATION_ID.optional(),
+  mode: z.enum(["agent", "plan"]).optional(),
+  reviewPlan: z.boolean().optional(),
 });
 
 export type ChatToolInput = z.infer<typeof inputSchema>;
@@ -70,6 +73,8 @@ export interface ChatToolOutput {
   conversation?: string;
   /** Messages sent with `steer` while this call ran, as the agent got them. */
   delivered?: { kind: "steer" | "follow_up"; text: string }[];
+  /** Plan mode: the plan's steps, each with its status and result. */
+  plan?: PlanReport;
 }
 
 const usageSchema = {
@@ -108,6 +113,13 @@ export function chatToolDefinition(deps: ChatToolDeps): Tool {
           items: { type: "string", ...(servers.length > 0 ? { enum: servers } : {}) },
           description: "The MCP servers whose tools the model may use (default: the alias's selection, else all); with an alias, only servers of its selection.",
         },
+        mode: {
+          type: "string",
+          enum: ["agent", "plan"],
+          description:
+            'agent (default, unless the alias says otherwise): the model calls tools until it answers. plan: it writes a plan first, then carries out each step, re-plans once if a step fails, and answers from the results; progress notifications show the plan and each step\'s status.',
+        },
+        reviewPlan: { type: "boolean", description: "plan mode: ask the user (an elicitation) to confirm or edit the plan before it runs, when the client can be asked (default true)." },
         conversation: {
           type: "string",
           description:
@@ -122,7 +134,7 @@ export function chatToolDefinition(deps: ChatToolDeps): Tool {
       type: "object",
       properties: {
         model: { type: "string", description: "The model name the loop ran on, as requested." },
-        stopReason: { type: "string", description: "Why the loop stopped: stop, max_iterations, length, content_filter." },
+        stopReason: { type: "string", description: "Why the loop stopped: stop, max_iterations, length, content_filter, cancelled (plan mode: the user declined the plan)." },
         turns: { type: "integer", description: "Model calls made." },
         toolCalls: {
           type: "array",
@@ -134,6 +146,11 @@ export function chatToolDefinition(deps: ChatToolDeps): Tool {
         },
         usage: usageSchema,
         conversation: { type: "string", description: "The conversation's id: pass it to continue, or to steer." },
+        plan: {
+          type: "object",
+          description: "Plan mode: the steps ({ id, title, status: done | failed | skipped, result }) and whether a failed step led to a new plan (replanned).",
+          properties: { steps: { type: "array", items: { type: "object" } }, replanned: { type: "boolean" } },
+        },
         delivered: {
           type: "array",
           description: "Messages sent with steer during this call, as the agent got them.",
@@ -213,7 +230,7 @@ export async function runChatTool(args: unknown, deps: ChatToolDeps, extra: Requ
   let outcome: LoopOutcome | undefined;
   const delivered: NonNullable<ChatToolOutput["delivered"]> = [];
   try {
-    outcome = await runConversation(deps, model, modelName, messages, servers, extra, params, conversation, delivered);
+    outcome = await runConversation(deps, model, modelName, messages, servers, extra, params, conversation, delivered, input);
   } catch (error) {
     if (extra.mcpReq.signal.aborted) throw error;
     deps.logger.warn({ model: modelName, err: error instanceof Error ? error.message : String(error) }, "chat tool failed");
@@ -230,6 +247,7 @@ export async function runChatTool(args: unknown, deps: ChatToolDeps, extra: Requ
     usage: outcome.usage,
     ...(conversation ? { conversation: conversation.id } : {}),
     ...(delivered.length > 0 ? { delivered } : {}),
+    ...(outcome.plan ? { plan: outcome.plan } : {}),
   };
   return { content: [{ type: "text", text: answerText(outcome) }], structuredContent: structured };
 }
@@ -245,6 +263,8 @@ function progressMessage(event: LoopEvent, modelName: string): string | undefine
       const skipped = event.result.content.some((c) => c.type === "text" && c.text === SKIPPED_FOR_STEERING);
       return `turn ${event.turn}: tool ${event.call.name} ${skipped ? "skipped (a message from the user came first)" : event.isError ? "failed" : "done"} (${event.durationMs} ms)`;
     }
+    case "plan":
+      return planProgress(event.plan);
     case "user_message":
       return `turn ${event.turn}: ${event.kind === "steer" ? "steering" : "follow-up"} message delivered`;
     default:
@@ -264,6 +284,7 @@ async function runConversation(
   conversation: OpenConversation | undefined,
   /** Filled with the messages `steer` sent, as they reach the agent. */
   delivered: NonNullable<ChatToolOutput["delivered"]>,
+  input: Pick<ChatToolInput, "mode" | "reviewPlan">,
 ): Promise<LoopOutcome> {
   const request: ChatRequest = {
     model: model.modelId,
@@ -272,7 +293,7 @@ async function runConversation(
     ...(model.alias?.maxTokens === undefined ? {} : { maxTokens: model.alias.maxTokens }),
   };
   // The model's capabilities, the alias's turns and compaction, the tool policy: as for a /v1 request.
-  const plan = planLoop(deps.config, model, {}, deps.key);
+  const plan = planLoop(deps.config, model, input.mode ? { mode: input.mode } : {}, deps.key);
   const fitted = applyPlan(plan, model, request, deps.tools.select(servers), {}, resultLimits(deps.config, deps.tools));
 
   const token = progressTokenOf(params);
@@ -293,7 +314,8 @@ async function runConversation(
   let outcome: LoopOutcome | undefined;
   try {
     const options = loopOptionsFor(plan, model, fitted.tools, deps, "", { ask: elicitingApprovals(deps.elicit, signal) });
-    const loop = runLoop(model, fitted.request, fitted.tools, deps, signal, conversation?.steering, options);
+    const review = plan.mode === "plan" && input.reviewPlan !== false ? elicitingReview(deps.elicit, signal) : undefined;
+    const loop = runLoop(model, fitted.request, fitted.tools, deps, signal, conversation?.steering, options, { mode: plan.mode, ...(review ? { plan: { review } } : {}) });
     for await (const event of loop) {
       const message = progressMessage(event, modelName);
       if (message !== undefined) progress(message);

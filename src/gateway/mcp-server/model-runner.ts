@@ -6,7 +6,7 @@
 import type { ChatRequest, ToolSet } from "../../core/index.ts";
 import type { GatewayConfig } from "../../core/config/index.ts";
 import type { Logger } from "../../core/logger.ts";
-import { runAgentLoop, type LoopEvent, type LoopOptions, type LoopOutcome, type SteeringQueue } from "../../loop/index.ts";
+import { runInMode, type LoopEvent, type LoopMode, type LoopOptions, type LoopOutcome, type PlanOptions, type SteeringQueue } from "../../loop/index.ts";
 import type { ProviderEntry } from "../routing/providers.ts";
 import { resilientModel } from "../routing/resilient-model.ts";
 import { resolveModel, type ResolvedModel } from "../routing/resolve-model.ts";
@@ -38,9 +38,11 @@ export function runLoop(
   steering?: SteeringQueue,
   /** The plan's options (loop-setup.ts loopOptionsFor). */
   loop: Partial<Pick<LoopOptions, "maxIterations" | "finalAnswer" | "context" | "toolSearch" | "hooks">> = {},
+  /** Plan-then-execute, with its review (the chat tool's elicitation). */
+  mode?: { mode: LoopMode; plan?: PlanOptions },
 ): AsyncGenerator<LoopEvent, LoopOutcome> {
   const schemaTarget = model.provider.schemaTarget;
-  return runAgentLoop({
+  return runInMode({
     model: resilientModel({ candidates: model.candidates, tools, schemaTarget, policy: deps.config.gateway.retries, logger: deps.logger }),
     schemaTarget,
     request,
@@ -50,5 +52,5 @@ export function runLoop(
     ...loop,
     signal,
     ...(steering ? { steering } : {}),
-  });
+  }, mode?.mode, mode?.plan);
 }

@@ -1,5 +1,5 @@
 /** Runs the agent loop for a prepared request, and keeps what the client's follow-up will need. */
-import { runAgentLoop, type LoopEvent, type LoopOutcome } from "../../loop/index.ts";
+import { runInMode, type LoopEvent, type LoopOutcome } from "../../loop/index.ts";
 import { resilientModel } from "../routing/resilient-model.ts";
 import { DEFAULT_RETRY_POLICY } from "../routing/retry-policy.ts";
 import { stepKeys } from "../state/hidden-steps.ts";
@@ -12,7 +12,7 @@ import { loopOptionsFor } from "./loop-setup.ts";
 export function startLoop(prepared: PreparedRequest, deps: ChatDeps, stream: boolean, signal: AbortSignal, requestId?: string, observation?: RequestObservation): AsyncGenerator<LoopEvent, LoopOutcome> {
   const schemaTarget = prepared.model.provider.schemaTarget;
   // Observed (metrics, the web view, the trace) where the loop yields its events, when on.
-  const loop = runAgentLoop({
+  const loop = runInMode({
     model: resilientModel({
       candidates: prepared.model.candidates,
       tools: prepared.tools,
@@ -32,7 +32,7 @@ export function startLoop(prepared: PreparedRequest, deps: ChatDeps, stream: boo
     // The plan's turns, final answer, compaction, tool search and tool-policy hook.
     ...(prepared.plan ? loopOptionsFor(prepared.plan, prepared.model, prepared.tools, deps, prepared.tenant, requestId === undefined ? {} : { requestId }) : {}),
     signal,
-  });
+  }, prepared.plan?.mode);
   return observedLoop(loop, observation);
 }
 

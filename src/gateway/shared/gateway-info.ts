@@ -1,4 +1,4 @@
-import type { LoopOutcome, LoopStopReason } from "../../loop/index.ts";
+import type { LoopOutcome, LoopStopReason, PlanReport } from "../../loop/index.ts";
 import { loopReport } from "./loop-setup.ts";
 
 /**
@@ -21,6 +21,8 @@ export interface GatewayInfo {
   tool_search?: unknown;
   /** The turns ran out and one more call without tools gave the answer. */
   final_answer?: boolean;
+  /** Plan mode: the plan's steps, each with its status and result. */
+  plan?: PlanReport;
 }
 
 export function gatewayInfo(outcome: LoopOutcome): GatewayInfo {
@@ -32,5 +34,6 @@ export function gatewayInfo(outcome: LoopOutcome): GatewayInfo {
     tool_calls: outcome.tools.map((t) => ({ name: t.call.name, duration_ms: t.durationMs, is_error: t.result.isError })),
     usage: { input_tokens: outcome.usage.inputTokens, output_tokens: outcome.usage.outputTokens },
     ...loopReport(outcome),
+    ...(outcome.plan ? { plan: outcome.plan } : {}),
   };
 }

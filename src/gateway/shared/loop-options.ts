@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { GatewayError } from "../../core/index.ts";
+import type { LoopMode } from "../../loop/index.ts";
 import { patternMatcher } from "../../loop/tool-views.ts";
 
 /** The loop options of one request (`mcp_gateway` in the body; headers). They narrow, never widen. */
@@ -15,6 +16,8 @@ export interface RequestLoopOptions {
   finalAnswer?: boolean;
   /** Stream the gateway's tool calls live (start, MCP progress, end): tool-events.ts. */
   toolEvents?: boolean;
+  /** "plan": plan-then-execute for this request (src/loop/plan-mode.ts). */
+  mode?: LoopMode;
 }
 
 const bodyOptions = z
@@ -24,6 +27,7 @@ const bodyOptions = z
     tools: z.strictObject({ allow: z.array(z.string().min(1)).optional(), deny: z.array(z.string().min(1)).optional() }).optional(),
     final_answer: z.boolean().optional(),
     tool_events: z.boolean().optional(),
+    mode: z.enum(["agent", "plan"]).optional(),
   })
   .nullable()
   .optional();
@@ -75,7 +79,17 @@ export function takeLoopOptions(json: unknown, header: (name: string) => string 
   if (finalAnswer !== undefined) options.finalAnswer = finalAnswer;
   const toolEvents = body?.tool_events ?? booleanHeader(header, "x-mcp-gateway-tool-events");
   if (toolEvents !== undefined) options.toolEvents = toolEvents;
+  const mode = body?.mode ?? modeHeader(header("x-mcp-gateway-mode"));
+  if (mode !== undefined) options.mode = mode;
   return options;
+}
+
+/** `x-mcp-gateway-mode: agent | plan`; undefined when absent or empty. */
+function modeHeader(value: string | undefined): LoopMode | undefined {
+  const mode = value?.trim().toLowerCase();
+  if (mode === undefined || mode === "") return undefined;
+  if (mode !== "agent" && mode !== "plan") throw GatewayError.invalidRequest(`x-mcp-gateway-mode: expected agent or plan, got "${mode}"`, "x-mcp-gateway-mode", "invalid_mcp_gateway_option");
+  return mode;
 }
 
 /** A true/false header (also 1/0); undefined when absent or empty. */

@@ -7,7 +7,7 @@
 import { GatewayError, type ChatRequest, type Message, type ToolCallBlock, type ToolSet } from "../../core/index.ts";
 import type { CapabilitiesConfig, ContextConfig, GatewayConfig, KeyPolicy, ToolSearchConfig } from "../../core/config/index.ts";
 import type { Logger } from "../../core/logger.ts";
-import type { CompactionMemory, CompactionReport, CompactionState, ContextOptions, LoopHooks, LoopOptions, ToolSearchReport } from "../../loop/index.ts";
+import type { CompactionMemory, CompactionReport, CompactionState, ContextOptions, LoopHooks, LoopMode, LoopOptions, ToolSearchReport } from "../../loop/index.ts";
 import { filterTools, limitResults, patternMatcher } from "../../loop/tool-views.ts";
 import type { ProviderEntry } from "../routing/providers.ts";
 import { resilientModel } from "../routing/resilient-model.ts";
@@ -30,6 +30,8 @@ export interface LoopPlan {
   policy: ToolPolicy;
   /** The key's calls need no approval. */
   autoApprove: boolean;
+  /** The agent loop, or plan-then-execute: the request's `mode`, else the alias's. */
+  mode: LoopMode;
 }
 
 /**
@@ -70,6 +72,7 @@ export function planLoop(config: GatewayConfig, model: ResolvedModel, options: R
     ...(search ? { toolSearch: { whenOverTokens: search.whenOverTokens, maxResults: search.maxResults ?? 8 } } : {}),
     policy: compilePolicy(gateway.toolPolicy, alias?.toolPolicy),
     autoApprove: key?.autoApprove === true,
+    mode: options.mode ?? alias?.mode ?? "agent",
   };
 }
 

@@ -2,7 +2,7 @@
  * Loop events as `chat.completion.chunk` payloads. One instance per response: it knows the
  * response id, model and creation time every chunk repeats.
  */
-import type { LoopEvent } from "../../../loop/index.ts";
+import type { LoopEvent, PlanReport } from "../../../loop/index.ts";
 import type { Usage } from "../../../core/index.ts";
 import { ArgumentRelay, argumentText } from "../../shared/argument-relay.ts";
 import type { FinishReason } from "./finish-reason.ts";
@@ -16,7 +16,7 @@ type Delta = {
   reasoning_content?: string;
   tool_calls?: { index: number; id?: string; type?: "function"; function: { name?: string; arguments: string } }[];
   /** The gateway's own tool calls, live (opt-in): clients that ignore unknown fields see an empty delta. */
-  mcp_gateway?: { tool_event: ToolEventPayload };
+  mcp_gateway?: { tool_event: ToolEventPayload } | { plan: PlanReport };
 };
 
 export class ChunkBuilder {
@@ -61,6 +61,9 @@ export class ChunkBuilder {
         return this.argumentsChunk(event.index, (relay) => relay.push(event.delta));
       case "client_tool_call_end":
         return this.argumentsChunk(event.index, (relay) => relay.finish(argumentText(event.call)));
+      case "plan":
+        // Plan mode: the plan at each change, as a delta only the gateway's clients read.
+        return this.chunk({ mcp_gateway: { plan: event.plan } });
       default:
         return undefined;
     }

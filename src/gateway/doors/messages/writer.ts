@@ -75,6 +75,9 @@ export class MessagesWriter implements SseWriter {
         return this.toolUse(event.call, event.call.providerData);
       case "opaque_block":
         return this.opaque(event.block);
+      case "plan":
+        // Plan mode: the plan at each change, in the event type of the gateway's own.
+        return this.close() + frame("mcp_gateway", { type: "mcp_gateway", plan: event.plan });
       default:
         return "";
     }
