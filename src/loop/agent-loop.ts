@@ -160,8 +160,18 @@ async function* modelTurn(
   progress: Progress,
   note?: string,
 ): AsyncGenerator<LoopEvent, ChatResult> {
+  const result = yield* compactedCall(options, turn, turnRequest(options, turn, tools, progress, note), clientToolNames, progress);
+  progress.usage = addUsage(progress.usage, result.usage);
+  yield { type: "usage", usage: result.usage };
+  yield { type: "model_response", turn, result };
+  await options.hooks?.afterModelCall?.({ turn, result });
+  return result;
+}
+
+/** The request of a model call: the conversation so far (and a note for this call only), the turn's tools. */
+function turnRequest(options: LoopOptions, turn: number, tools: LoopOptions["request"]["tools"] & {}, progress: Progress, note: string | undefined): ChatRequest {
   const messages: Message[] = note ? [...progress.messages, { role: "user", content: [{ type: "text", text: note }] }] : progress.messages;
-  let request: ChatRequest = { ...options.request, messages, ...(tools.length > 0 ? { tools } : { tools: [] }) };
+  const request: ChatRequest = { ...options.request, messages, ...(tools.length > 0 ? { tools } : { tools: [] }) };
   if (tools.length === 0) {
     // Nothing to call: tool_choice/parallel_tool_calls would only make providers reject the request.
     delete request.toolChoice;
@@ -170,25 +180,27 @@ async function* modelTurn(
     // A forced tool choice applies to the client's first turn; repeating it would loop forever.
     request.toolChoice = { type: "auto" };
   }
-  const full = request;
-  if (progress.compactor) request = await progress.compactor.prepare(request);
+  return request;
+}
+
+/**
+ * One model call, compacted first when the history is over its budget; when the provider still
+ * says the conversation is over the model's context window (and the client saw nothing of the
+ * answer yet), compacted further and tried once more.
+ */
+async function* compactedCall(options: LoopOptions, turn: number, full: ChatRequest, clientToolNames: ReadonlySet<string>, progress: Progress): AsyncGenerator<LoopEvent, ChatResult> {
+  const compactor = progress.compactor;
+  let request = compactor ? await compactor.prepare(full) : full;
   request = (await options.hooks?.beforeModelCall?.({ turn, request })) ?? request;
   const seen = { visible: false };
-  let result: ChatResult;
   try {
-    result = yield* watched(callModel(options, request, clientToolNames, progress.text), seen);
+    return yield* watched(callModel(options, request, clientToolNames, progress.text), seen);
   } catch (error) {
-    // The provider says the conversation is over the model's context window: compacted (once) and tried again.
-    const overflow = error instanceof GatewayError && !seen.visible && progress.compactor ? error.contextOverflow : undefined;
-    const retry = overflow ? await progress.compactor!.overflow(full, request, overflow) : undefined;
+    const overflow = error instanceof GatewayError && !seen.visible ? error.contextOverflow : undefined;
+    const retry = overflow && compactor ? await compactor.overflow(full, request, overflow) : undefined;
     if (!retry) throw error;
-    result = yield* callModel(options, (await options.hooks?.beforeModelCall?.({ turn, request: retry })) ?? retry, clientToolNames, progress.text);
+    return yield* callModel(options, (await options.hooks?.beforeModelCall?.({ turn, request: retry })) ?? retry, clientToolNames, progress.text);
   }
-  progress.usage = addUsage(progress.usage, result.usage);
-  yield { type: "usage", usage: result.usage };
-  yield { type: "model_response", turn, result };
-  await options.hooks?.afterModelCall?.({ turn, result });
-  return result;
 }
 
 /**
