@@ -22,6 +22,7 @@ import {
   Server,
   type CallToolRequest,
   type CallToolResult,
+  type ClientCapabilities,
   type CompleteRequest,
   type GetPromptRequest,
   type LoggingLevel,
@@ -109,6 +110,11 @@ export interface SessionOptions {
   key?: KeyPolicy | undefined;
 }
 
+/** What the client can do: said at initialize (2025-11-25), or with each request (2026-07-28). */
+function clientCapabilities(session: DownstreamSession): ClientCapabilities | undefined {
+  return session.capabilities ?? session.server.getClientCapabilities();
+}
+
 /** A client's answer checked against the result schema of what it was asked. */
 async function validated<S extends StandardSchemaV1>(schema: S, value: unknown, method: string): Promise<SchemaOutput<S>> {
   const outcome = await schema["~standard"].validate(value);
@@ -155,7 +161,8 @@ export class McpHub {
   private closingSessions = false;
   private stopWatching: (() => void) | undefined;
   private stopWatchingReady: (() => void) | undefined;
-  private readonly logger: Logger;
+  /** The MCP server side's logger (component mcp-server). */
+  readonly logger: Logger;
   private readonly progress = new ProgressRoutes();
   private keyLimits: KeyLimits | undefined;
   private conversations: ConversationDeps | undefined;
@@ -231,7 +238,7 @@ export class McpHub {
     upstream.onNotification("notifications/elicitation/complete", (n) => {
       const target = this.target(name, "notifications/elicitation/complete");
       if ("refused" in target) return;
-      if (target.session.server.getClientCapabilities()?.elicitation?.url) void this.notify(target.session, { method: "notifications/elicitation/complete", params: n.params }, target.related);
+      if (clientCapabilities(target.session)?.elicitation?.url) void this.notify(target.session, { method: "notifications/elicitation/complete", params: n.params }, target.related);
     });
   };
 
@@ -313,7 +320,7 @@ export class McpHub {
     if ("refused" in target) {
       // /v1 traffic has no client to ask, but the gateway's own sampling model may answer it.
       if (!target.outside || !model) throw target.refused;
-    } else if (target.session.server.getClientCapabilities()?.sampling) {
+    } else if (clientCapabilities(target.session)?.sampling) {
       const schema = params.tools !== undefined || params.toolChoice !== undefined ? CreateMessageResultWithToolsSchema : CreateMessageResultSchema;
       return this.requestClient(target, { method: "sampling/createMessage", params }, schema, signal);
     }
@@ -327,7 +334,7 @@ export class McpHub {
   private async onElicitation(server: string, params: Record<string, unknown> & { mode?: string }, signal: AbortSignal) {
     const target = this.target(server, "elicitation/create");
     if ("refused" in target) throw target.refused;
-    const supported = target.session.server.getClientCapabilities()?.elicitation as { form?: object; url?: object } | undefined;
+    const supported = clientCapabilities(target.session)?.elicitation as { form?: object; url?: object } | undefined;
     const mode = params.mode ?? "form";
     const ok = supported !== undefined && (mode === "url" ? supported.url !== undefined : supported.form !== undefined || supported.url === undefined);
     if (!ok) throw mcpError(ErrorCode.InvalidParams, `The connected MCP client does not support ${mode}-mode elicitation`);
@@ -340,7 +347,7 @@ export class McpHub {
     if (!target.session.relayRoots) {
       throw mcpError(ErrorCode.InvalidRequest, "The gateway does not forward the roots of MCP clients over HTTP (gateway.forwardRoots is off)");
     }
-    if (!target.session.server.getClientCapabilities()?.roots) throw mcpError(ErrorCode.MethodNotFound, "The connected MCP client does not support roots");
+    if (!clientCapabilities(target.session)?.roots) throw mcpError(ErrorCode.MethodNotFound, "The connected MCP client does not support roots");
     return this.requestClient(target, { method: "roots/list", ...(params ? { params } : {}) }, ListRootsResultSchema, signal);
   }
 
@@ -482,7 +489,13 @@ export class McpHub {
    */
   requestSession(
     server: Server,
-    options: { key?: KeyPolicy | undefined; logLevel?: LoggingLevel | undefined; ask?: DownstreamSession["ask"]; upstreamInput?: ModernInput | undefined } = {},
+    options: {
+      key?: KeyPolicy | undefined;
+      logLevel?: LoggingLevel | undefined;
+      capabilities?: ClientCapabilities | undefined;
+      ask?: DownstreamSession["ask"];
+      upstreamInput?: ModernInput | undefined;
+    } = {},
   ): DownstreamSession {
     const session: DownstreamSession = {
       id: `modern-${++this.seq}`,
@@ -496,6 +509,7 @@ export class McpHub {
       ...(options.key ? { key: options.key } : {}),
       ...(options.ask ? { ask: options.ask } : {}),
       ...(options.upstreamInput ? { upstreamInput: options.upstreamInput } : {}),
+      ...(options.capabilities ? { capabilities: options.capabilities } : {}),
     };
     if (options.ask) this.sessions.set(session.id, session);
     if (this.toolsFingerprint === undefined) this.onPoolChange();
@@ -531,7 +545,7 @@ export class McpHub {
     session.initialized = true;
     this.touch(session);
     // Upstream servers that asked for roots before should ask again.
-    if (session.server.getClientCapabilities()?.roots) this.rootsChanged(session);
+    if (clientCapabilities(session)?.roots) this.rootsChanged(session);
   }
 
   async removeSession(session: DownstreamSession): Promise<void> {
@@ -652,7 +666,7 @@ export class McpHub {
 
   /** How the `chat` tool asks its client to approve a tool call: a form elicitation, when the client takes them. */
   private elicitFor(session: DownstreamSession, related: RequestExtra): { elicit?: Elicit } {
-    const supported = session.server.getClientCapabilities()?.elicitation as { form?: object; url?: object } | undefined;
+    const supported = clientCapabilities(session)?.elicitation as { form?: object; url?: object } | undefined;
     // A client that declared elicitation without modes takes forms (the 2025-06-18 shape).
     if (!supported || (supported.form === undefined && supported.url !== undefined)) return {};
     return { elicit: (params, signal) => this.requestClient({ session, related }, { method: "elicitation/create", params }, ElicitResultSchema, signal) as Promise<ElicitAnswer> };

@@ -6,7 +6,7 @@
  * changes and resource updates reach the client on its `subscriptions/listen` stream, and a
  * question an upstream server asks mid-call goes back as an InputRequiredResult (./input-exchange.ts).
  */
-import { LOG_LEVEL_META_KEY, type LoggingLevel, type Server } from "@modelcontextprotocol/server";
+import { CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY, type ClientCapabilities, type LoggingLevel, type Server } from "@modelcontextprotocol/server";
 import type { KeyPolicy } from "../shared/keys.ts";
 import { ErrorCode, mcpError } from "./errors.ts";
 import type { McpHub } from "./hub.ts";
@@ -39,8 +39,13 @@ function upstreamInput(ctx: RequestExtra, server: Server): ModernInput {
   return {
     inputResponses: ctx.mcpReq.inputResponses,
     requestState: isExchangeState(state) ? undefined : state,
-    capabilities: server.getClientCapabilities(),
+    capabilities: capabilitiesOf(ctx) ?? server.getClientCapabilities(),
   };
+}
+
+/** What the client says it can do, with this request (the SDK checked the envelope's shape). */
+function capabilitiesOf(ctx: RequestExtra): ClientCapabilities | undefined {
+  return (ctx.mcpReq.envelope as Record<string, ClientCapabilities | undefined> | undefined)?.[CLIENT_CAPABILITIES_META_KEY];
 }
 
 function refuseCursor(params: { cursor?: string | undefined } | undefined): void {
@@ -51,11 +56,17 @@ export function modernServer(options: ModernServerOptions): Server {
   const { hub, exchanges, key, owner } = options;
   const server = hub.newServer();
   /** A request that asks nothing of the client (lists, completions). */
-  const view = (ctx: RequestExtra) => hub.requestSession(server, { key, logLevel: logLevelOf(ctx) });
+  const view = (ctx: RequestExtra) => hub.requestSession(server, { key, logLevel: logLevelOf(ctx), capabilities: capabilitiesOf(ctx) });
   /** A request that may span rounds: its session lives (and is routed to) until its work ends. */
   const exchange = <R>(ctx: RequestExtra, work: (session: DownstreamSession, extra: RequestExtra) => Promise<R>) =>
     exchanges.round(ctx, owner, async (channel) => {
-      const session = hub.requestSession(server, { key, logLevel: logLevelOf(ctx), ask: channel.ask, upstreamInput: upstreamInput(ctx, server) });
+      const session = hub.requestSession(server, {
+        key,
+        logLevel: logLevelOf(ctx),
+        capabilities: capabilitiesOf(ctx),
+        ask: channel.ask,
+        upstreamInput: upstreamInput(ctx, server),
+      });
       try {
         return await work(session, channel.extra);
       } finally {

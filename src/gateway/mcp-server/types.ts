@@ -50,6 +50,8 @@ export interface DownstreamSession {
    * Undefined for 2025-11-25 clients (the request is sent to them).
    */
   readonly ask?: ((request: ClientRequest) => Promise<unknown>) | undefined;
+  /** What a 2026-07-28 client said it can do, with its request (a 2025 client said it at initialize). */
+  readonly capabilities?: ClientCapabilities | undefined;
   /** A 2026-07-28 request's multi-round material, for a 2026-07-28 upstream server (see Forwarding.modern). */
   readonly upstreamInput?: ModernInput | undefined;
   /** Whether this client's roots are relayed to upstream servers (stdio; HTTP with gateway.forwardRoots). */
