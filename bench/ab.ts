@@ -3,7 +3,7 @@
  * turns, against one fake upstream: CPU per request of each, repeated. For deciding whether a
  * change is a win on a noisy machine (turns cancel out drift).
  *
- *   npx tsx bench/ab.ts <dirA> <dirB> [rounds] [path] [stream]
+ *   npx tsx bench/ab.ts <dirA> <dirB> [rounds] [path] [stream]   (BENCH_CONTENT=long-answer: 200-chunk answers)
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -31,7 +31,7 @@ async function gateway(dir: string, fakePort: number): Promise<Running> {
 }
 
 const bodies: Record<string, (s: boolean) => string> = {
-  "/v1/chat/completions": (s) => JSON.stringify({ model: "fake/m", stream: s, messages: [{ role: "user", content: "Say hello" }] }),
+  "/v1/chat/completions": (s) => JSON.stringify({ model: "fake/m", stream: s, messages: [{ role: "user", content: process.env.BENCH_CONTENT ?? "Say hello" }] }),
   "/v1/messages": (s) => JSON.stringify({ model: "claude/m", stream: s, max_tokens: 100, messages: [{ role: "user", content: "Say hello" }] }),
   "/v1/responses": (s) => JSON.stringify({ model: "responses/m", stream: s, input: "Say hello" }),
 };

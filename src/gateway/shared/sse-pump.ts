@@ -134,9 +134,11 @@ export async function pumpSse(options: PumpOptions): Promise<StreamHandle> {
         while (queue.length === 0 && !ended) await emit(await nextStep());
         // Events the loop can produce without waiting on the network (the rest of an upstream
         // read, a burst of tokens) leave in the same write: one syscall per burst, not per token.
+        // One check phase for the whole burst: not an Immediate and a promise per event.
+        const burstEnd = nextCheckPhase();
         while (!ended && queuedChars < MAX_BURST_CHARS) {
           pending ??= loop.next();
-          const ready = await Promise.race([pending, nextCheckPhase()]);
+          const ready = await Promise.race([pending, burstEnd]);
           if (!ready) break;
           pending = undefined;
           await emit(ready);
