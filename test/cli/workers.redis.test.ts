@@ -13,6 +13,7 @@ import { isAlive, logLines, slowServerEntry } from "../helpers/mcp-servers.ts";
 import { startRedis, type RunningRedis } from "../helpers/redis-server.ts";
 import { replies, startScriptedUpstream, type ScriptedUpstream } from "../helpers/scripted-upstream.ts";
 import { childPidsRunning, startServe, writeConfig, type ServeProcess } from "../helpers/serve-process.ts";
+import { parseExposition, total } from "../helpers/prometheus.ts";
 
 let redis: RunningRedis;
 let upstream: ScriptedUpstream;
@@ -64,6 +65,19 @@ function post(path: string, body: unknown): Promise<{ status: number; json: any 
   });
 }
 
+/** A GET on a connection of its own: its body. */
+function get(path: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${gateway.url}${path}`, { agent: false, headers: { connection: "close" } }, (res) => {
+      let text = "";
+      res.on("data", (chunk: Buffer) => (text += chunk.toString()));
+      res.on("end", () => (res.statusCode === 200 ? resolve(text) : reject(new Error(`${path}: ${res.statusCode} ${text}`))));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
 /** The worker ids in the gateway's request log lines so far. */
 function answeringWorkers(): Set<number> {
   const ids = new Set<number>();
@@ -87,6 +101,22 @@ describe("serve --workers 2 with Redis", () => {
       expect(json.choices[0].message.content).toBe("Hi.");
     }
     expect(answeringWorkers()).toEqual(new Set([1, 2]));
+  });
+
+  it("GET /metrics answered by either worker counts the requests of both (aggregated by the primary)", async () => {
+    const requests = async () => total(parseExposition(await get("/metrics")), "mcp_gateway_requests_total", { door: "chat_completions", status: "200" });
+    const before = await requests();
+    upstream.script(replies({ text: "Counted." }));
+    for (let i = 0; i < 6; i++) expect((await post("/v1/chat/completions", { model: "p/m", messages: [{ role: "user", content: "Hi" }] })).status).toBe(200);
+    // Connections alternate between the workers: these four scrapes are answered by both.
+    const scrapes = [];
+    for (let i = 0; i < 4; i++) scrapes.push(await requests());
+    expect(scrapes).toEqual([before + 6, before + 6, before + 6, before + 6]);
+    const samples = parseExposition(await get("/metrics"));
+    // Each worker runs the MCP server: two of them ready, its tool count not doubled; the store reached by both.
+    expect(total(samples, "mcp_gateway_mcp_server_state", { server: "slow", state: "ready" })).toBe(2);
+    expect(total(samples, "mcp_gateway_mcp_server_tools", { server: "slow" })).toBe(1);
+    expect(total(samples, "mcp_gateway_store_up", { kind: "redis" })).toBe(1);
   });
 
   it("splices a mixed-tool follow-up answered by the other worker (the hidden steps are in Redis)", async () => {

@@ -10,6 +10,7 @@
  */
 import cluster, { type Worker } from "node:cluster";
 import type { Logger } from "../../core/logger.ts";
+import { metricsForWorkers } from "../../gateway/observe/cluster-metrics.ts";
 
 /** What a worker tells the primary once it listens. */
 export interface ListeningMessage {
@@ -41,9 +42,12 @@ export function runWorkers({ count, logger }: WorkersOptions): Promise<number> {
     let quickDeaths = 0;
     const pending = new Set<NodeJS.Timeout>();
 
+    // A worker asked for /metrics asks here: every worker's metrics, aggregated.
+    const metrics = metricsForWorkers();
     const fork = () => {
       const worker = cluster.fork();
       live.set(worker, { startedAt: Date.now(), listening: false });
+      worker.on("message", (message: unknown) => metrics(worker, message));
       worker.on("message", (message: unknown) => {
         if (!isListeningMessage(message)) return;
         const state = live.get(worker);

@@ -6,6 +6,7 @@
  * The process metrics (CPU, memory, event loop lag, GC) are collected once per process.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { clusterScrape } from "./cluster-metrics.ts";
 import { ATTR, label, METRIC, prometheusName } from "./names.ts";
 
 /** What the gateway reads at scrape time. */
@@ -127,10 +128,14 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  /** Under `serve --workers N`: every worker's metrics, gathered by the primary. */
+  private readonly clusterScrape: (() => Promise<string>) | undefined;
+
   constructor(sources: ScrapeSources) {
+    this.clusterScrape = clusterScrape([this.registry, processMetrics()]);
     new Gauge({
       name: "mcp_gateway_mcp_server_state",
-      help: "1 for the state each MCP server is in (starting, ready, failed, disabled, unavailable, closed)",
+      help: "1 for the state each MCP server is in (starting, ready, failed, disabled, unavailable, closed); under --workers, how many workers see it in that state",
       labelNames: ["server", "state"],
       registers: [this.registry],
       collect() {
@@ -142,6 +147,8 @@ export class GatewayMetrics {
       name: "mcp_gateway_mcp_server_tools",
       help: "Tools each MCP server lists",
       labelNames: ["server"],
+      // Under --workers each worker has the server: the most any of them lists, not their sum.
+      aggregator: "max",
       registers: [this.registry],
       collect() {
         this.reset();
@@ -162,6 +169,8 @@ export class GatewayMetrics {
       name: "mcp_gateway_store_up",
       help: "1 while the state store is reachable",
       labelNames: ["kind"],
+      // Under --workers: 1 only when every worker reaches it.
+      aggregator: "min",
       registers: [this.registry],
       collect() {
         this.reset();
@@ -182,6 +191,7 @@ export class GatewayMetrics {
 
   /** The exposition text: the gateway's metrics, then the process's. */
   async scrape(): Promise<string> {
+    if (this.clusterScrape) return this.clusterScrape();
     const [own, process] = await Promise.all([this.registry.metrics(), processMetrics().metrics()]);
     return `${own}\n${process}`;
   }
