@@ -16,5 +16,5 @@ export type {
   ToolResultBlock,
   Usage,
 } from "./core/index.ts";
-export type { LoopEvent, LoopHooks, LoopOutcome, LoopStopReason, ToolExecution } from "./loop/index.ts";
+export type { LoopEvent, LoopHooks, LoopMode, LoopOutcome, LoopStopReason, PlanOptions, PlanReport, PlanReview, PlanStep, ToolExecution } from "./loop/index.ts";
 export type { Logger } from "./core/logger.ts";

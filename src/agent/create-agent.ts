@@ -7,7 +7,7 @@
 import { loadConfigFile, resolveConfig, resolveConfigPath, type GatewayConfig } from "../core/config/index.ts";
 import { GatewayError, type Message, type ToolSet } from "../core/index.ts";
 import { createLogger, silentLogger, type Logger } from "../core/logger.ts";
-import { runAgentLoop, type LoopEvent, type LoopHooks, type LoopOutcome } from "../loop/index.ts";
+import { runInMode, type LoopEvent, type LoopHooks, type LoopMode, type LoopOutcome, type PlanOptions } from "../loop/index.ts";
 import { McpPool } from "../mcp/pool.ts";
 import { buildProviders, type ProviderEntry } from "../gateway/routing/providers.ts";
 import { resilientModel } from "../gateway/routing/resilient-model.ts";
@@ -32,12 +32,18 @@ export interface AgentOptions {
   maxIterations?: number;
   /** A pino logger (default: warnings and errors to stderr). */
   logger?: Logger;
+  /** "plan": plan, run each step, answer from the results (default: the alias's mode, else "agent"). */
+  mode?: LoopMode;
+  /** Plan mode's settings: steps at most, turns per step, a review of the plan before it runs. */
+  plan?: PlanOptions;
 }
 
 export interface RunOptions {
   signal?: AbortSignal;
   /** Streams text and reasoning deltas as events (default: true for `stream`, false for `run`). */
   stream?: boolean;
+  /** This run's mode (default: the agent's). */
+  mode?: LoopMode;
 }
 
 export interface AgentResult extends LoopOutcome {
@@ -117,7 +123,7 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
     const tools = toolsNow();
     const schemaTarget = model.provider.schemaTarget;
     const messages = conversation(input, system);
-    const outcome = yield* runAgentLoop({
+    const outcome = yield* runInMode({
       model: resilientModel({ candidates: model.candidates, tools, schemaTarget, policy: config.gateway.retries, logger }),
       schemaTarget,
       request: {
@@ -131,7 +137,7 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
       maxIterations: options.maxIterations ?? config.gateway.maxIterations,
       ...(options.hooks ? { hooks: options.hooks } : {}),
       ...(run.signal ? { signal: run.signal } : {}),
-    });
+    }, run.mode ?? options.mode ?? model.alias?.mode, options.plan);
     return { ...outcome, text: textOf(outcome), messages: [...messages, ...outcome.newMessages] };
   }
 

@@ -39,6 +39,7 @@ const agent = await createAgent({
   model: "fake/m",
   tools: [add],
   logger: silentLogger(),
+  mode: process.env.AGENT_MODE,
 });
 const events = [];
 const loop = agent.stream("add 2 and 3, then echo hi");
@@ -51,7 +52,8 @@ while (!step.done) {
 const result = step.value;
 const tools = result.tools.map((t) => ({ name: t.call.name, isError: t.result.isError, text: t.result.content.map((c) => c.text).join("") }));
 await agent.close();
-console.log(JSON.stringify({ text: result.text, stopReason: result.stopReason, turns: result.turns, tools, events, messages: result.messages.length, toolNames: agent.toolNames().length }));
+const plan = result.plan?.steps.map((s) => s.title + ":" + s.status);
+console.log(JSON.stringify({ text: result.text, stopReason: result.stopReason, turns: result.turns, tools, events, messages: result.messages.length, toolNames: agent.toolNames().length, plan }));
 `;
 
 beforeAll(async () => {
@@ -122,6 +124,22 @@ describe("createAgent from the built package", () => {
     const out = JSON.parse(stdout);
     expect(out.tools).toEqual([{ name: "add", isError: true, text: expect.stringContaining("invalid arguments for add: a:") }]);
     expect(out.text).toBe("sorry");
+  }, 60_000);
+
+  it("runs plan mode: a step with the zod tool, then the answer", async () => {
+    upstream.script([
+      { text: JSON.stringify({ steps: [{ title: "Add", instruction: "add 2 and 3" }] }) },
+      { calls: [{ id: "call_add", name: "add", arguments: { a: 2, b: 3 } }] },
+      { text: "5" },
+      { text: "The sum is 5." },
+    ]);
+    const config = { mcpServers: {}, providers: { fake: { type: "openai", baseURL: `${upstream.url}/v1`, apiKey: "sk-upstream" } } };
+    const { stdout } = await run(process.execPath, ["main.mjs"], { cwd: app, env: { ...process.env, AGENT_CONFIG: JSON.stringify(config), AGENT_MODE: "plan" } });
+    const out = JSON.parse(stdout);
+    expect(out.plan).toEqual(["Add:done"]);
+    expect(out.text).toBe("The sum is 5.");
+    expect(out.tools).toEqual([{ name: "add", isError: false, text: "5" }]);
+    expect(upstream.chatRequests()[0]!.body.response_format.json_schema.name).toBe("plan");
   }, 60_000);
 
   it("types the documented example against the built declarations", async () => {
