@@ -169,3 +169,21 @@ describe("config safety", () => {
     expect(() => resolveConfig({ mcpServers: { a: { type: "stdio", url: "http://h/" } } }, {})).toThrow(/mcpServers\.a\.url/);
   });
 });
+
+describe("gateway.observability", () => {
+  it("defaults to metrics and the web view on, 200 recent requests, no content capture", () => {
+    expect(resolveConfig({ mcpServers: {} }, {}).gateway.observability).toEqual({ metrics: true, ui: true, recentRequests: 200, captureContent: false });
+    expect(resolveConfig({ mcpServers: {}, gateway: { observability: { ui: false, recentRequests: 0 } } }, {}).gateway.observability).toEqual({ metrics: true, ui: false, recentRequests: 0, captureContent: false });
+  });
+
+  it("names the path of a bad field, and suggests the key meant", () => {
+    const problems = problemsOf(() => resolveConfig({ mcpServers: {}, gateway: { observability: { metrics: "yes", recentRequests: -1, captureContents: true } } }, {}));
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        { path: "gateway.observability.metrics", message: expect.stringContaining("expected boolean") },
+        { path: "gateway.observability.recentRequests", message: expect.stringMatching(/>=0|too small/i) },
+        { path: "gateway.observability.captureContents", message: 'unknown key "captureContents" (did you mean "captureContent"?)' },
+      ]),
+    );
+  });
+});
