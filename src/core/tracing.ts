@@ -5,7 +5,7 @@
  * The SDK and its exporter are started by the gateway when the OTEL_* variables ask for it
  * (src/gateway/observe/otel-sdk.ts), or by whoever embeds the gateway and registers a provider.
  */
-import { context, propagation, ProxyTracerProvider, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from "@opentelemetry/api";
+import { context, propagation, ProxyTracerProvider, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from "@opentelemetry/api";
 
 export const TRACER_NAME = "mcp-gateway";
 
@@ -40,20 +40,13 @@ export function failSpan(span: Span, error: unknown, type = errorType(error)): v
 }
 
 /**
- * Runs an MCP request to an upstream server in a CLIENT span named `{method} {target}` (the MCP
- * semantic conventions), child of the active span, and hands `run` the `_meta` entries that carry
- * the trace context (`traceparent`, `tracestate`) so that a server that traces joins the trace.
- * A `tools/call` whose result is an error result is a failed span (`error.type` `tool_error`).
- * With tracing off, `run(undefined)` and nothing else.
+ * Runs `work` with `span` active (under `parent`, default the active context) and ends the span:
+ * failed when `work` throws (`error.type` the error's), or when it answers an error result
+ * (`isError: true`, an MCP tool's failure: `error.type` `tool_error`).
  */
-export async function traceMcpRequest<T>(method: string, target: string | undefined, attributes: Attributes, run: (meta: Record<string, string> | undefined) => Promise<T>): Promise<T> {
-  if (!tracingOn()) return run(undefined);
-  const span = gatewayTracer().startSpan(target ? `${method} ${target}` : method, { kind: SpanKind.CLIENT, attributes: { "mcp.method.name": method, ...attributes } });
-  const active = trace.setSpan(context.active(), span);
-  const meta: Record<string, string> = {};
-  propagation.inject(active, meta);
+export async function runInSpan<T>(span: Span, work: () => Promise<T>, parent: Context = context.active()): Promise<T> {
   try {
-    const result = await context.with(active, () => run(meta));
+    const result = await context.with(trace.setSpan(parent, span), work);
     if ((result as { isError?: unknown } | null)?.isError === true) {
       span.setAttribute("error.type", "tool_error");
       span.setStatus({ code: SpanStatusCode.ERROR });
@@ -65,4 +58,25 @@ export async function traceMcpRequest<T>(method: string, target: string | undefi
   } finally {
     span.end();
   }
+}
+
+/** The W3C trace context entries (traceparent, tracestate) that make `span` the parent elsewhere. */
+export function traceContextOf(span: Span, parent: Context = context.active()): Record<string, string> {
+  const carrier: Record<string, string> = {};
+  propagation.inject(trace.setSpan(parent, span), carrier);
+  return carrier;
+}
+
+/**
+ * Runs an MCP request to an upstream server in a CLIENT span named `{method} {target}` (the MCP
+ * semantic conventions), child of the active span, and hands `run` the `_meta` entries that carry
+ * the trace context (`traceparent`, `tracestate`) so that a server that traces joins the trace.
+ * A `tools/call` whose result is an error result is a failed span (`error.type` `tool_error`).
+ * With tracing off, `run(undefined)` and nothing else.
+ */
+export async function traceMcpRequest<T>(method: string, target: string | undefined, attributes: Attributes, run: (meta: Record<string, string> | undefined) => Promise<T>): Promise<T> {
+  if (!tracingOn()) return run(undefined);
+  const span = gatewayTracer().startSpan(target ? `${method} ${target}` : method, { kind: SpanKind.CLIENT, attributes: { "mcp.method.name": method, ...attributes } });
+  const meta = traceContextOf(span);
+  return runInSpan(span, () => run(meta));
 }

@@ -7,8 +7,8 @@
  * context in its `_meta`, so the upstream server's spans are its children. A failure is the thrown error's type, or
  * `tool_error` for an error result.
  */
-import { context, propagation, SpanKind, SpanStatusCode, trace, type Span } from "@opentelemetry/api";
-import { errorType, failSpan, gatewayTracer, tracingOn } from "../../core/tracing.ts";
+import { context, propagation, SpanKind, type Span } from "@opentelemetry/api";
+import { errorType, gatewayTracer, runInSpan, traceContextOf, tracingOn } from "../../core/tracing.ts";
 import type { ToolCallObserver } from "../mcp-server/hub.ts";
 import type { GatewayMetrics } from "./metrics.ts";
 import { ATTR, OPERATION } from "./names.ts";
@@ -26,32 +26,19 @@ export function mcpDoorObserver(metrics: GatewayMetrics | undefined): ToolCallOb
   return async ({ name, meta }, serve) => {
     const started = performance.now();
     let failure: string | undefined;
-    const span = tracingOn() ? startSpan(name, meta) : undefined;
     try {
-      const result = span ? await serveInSpan(span, serve) : await serve();
+      const span = tracingOn() ? startSpan(name, meta) : undefined;
+      // The span's own context goes upstream in `_meta`: the upstream server's spans are its children.
+      const result = span ? await runInSpan(span, () => serve(traceContextOf(span))) : await serve();
       if (result.isError === true) failure = "tool_error";
       return result;
     } catch (error) {
       failure = errorType(error);
-      if (span) failSpan(span, error, failure);
       throw error;
     } finally {
       metrics?.mcpServerDuration.observe({ mcp_method_name: METHOD, gen_ai_tool_name: name, ...(failure ? { error_type: failure } : {}) }, (performance.now() - started) / 1000);
-      if (span && failure === "tool_error") {
-        span.setAttribute("error.type", failure);
-        span.setStatus({ code: SpanStatusCode.ERROR });
-      }
-      span?.end();
     }
   };
-}
-
-/** Runs `serve` under the span, which is also the parent the upstream server is told of in `_meta`. */
-function serveInSpan<T>(span: Span, serve: (trace?: Record<string, string>) => Promise<T>): Promise<T> {
-  const active = trace.setSpan(context.active(), span);
-  const carrier: Record<string, string> = {};
-  propagation.inject(active, carrier);
-  return context.with(active, () => serve(carrier));
 }
 
 function startSpan(name: string, meta: Record<string, unknown> | undefined): Span {

@@ -7,10 +7,10 @@
  */
 import { context as otelContext, propagation, SpanKind, trace, type Attributes, type Context, type Span } from "@opentelemetry/api";
 import type { ChatResult, GatewayError, ToolSet } from "../../core/index.ts";
-import { errorType, failSpan, gatewayTracer } from "../../core/tracing.ts";
+import { errorType, failSpan, gatewayTracer, runInSpan } from "../../core/tracing.ts";
 import type { LoopOutcome } from "../../loop/index.ts";
 import type { ModelTarget } from "../routing/resilient-model.ts";
-import { cut, resultText, semconvMessages } from "./excerpt.ts";
+import { resultText, semconvMessages } from "./excerpt.ts";
 import { ATTR, OPERATION } from "./names.ts";
 
 /** The parts of the HTTP request an observation starts from. */
@@ -139,18 +139,16 @@ export class RequestTrace {
           ...(content ? { [ATTR.GEN_AI_TOOL_CALL_ARGUMENTS]: content(call.arguments) } : {}),
         };
         const span = gatewayTracer().startSpan(`${OPERATION.EXECUTE_TOOL} ${call.name}`, { kind: SpanKind.INTERNAL, attributes }, parent);
-        try {
-          // Under this span, so the MCP request it makes is its child and carries its context.
-          const result = await otelContext.with(trace.setSpan(parent, span), () => tools.call(call, callContext));
-          if (content) span.setAttribute(ATTR.GEN_AI_TOOL_CALL_RESULT, content(resultText(result)));
-          if (result.isError) failSpan(span, new Error(cut(resultText(result), 500)), "tool_error");
-          return result;
-        } catch (error) {
-          failSpan(span, error);
-          throw error;
-        } finally {
-          span.end();
-        }
+        // Under this span, so the MCP request it makes is its child and carries its context.
+        return runInSpan(
+          span,
+          async () => {
+            const result = await tools.call(call, callContext);
+            if (content) span.setAttribute(ATTR.GEN_AI_TOOL_CALL_RESULT, content(resultText(result)));
+            return result;
+          },
+          parent,
+        );
       },
     };
   }
