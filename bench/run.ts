@@ -14,6 +14,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { percentile, sequentialLatency, throughput, type Latency, type Throughput } from "./measure.ts";
@@ -331,9 +332,22 @@ function throughputRow(scenario: string, d: Throughput, g: Throughput & { cpuMsP
   return { scenario, direct: `${f(d.rps, 0)} (${d.p50}/${d.p99})`, gateway: `${f(g.rps, 0)} (${g.p50}/${g.p99})${cpu}${errors}`, ratio: `${f((g.rps / d.rps) * 100, 0)}%` };
 }
 
-async function mcpCalls(url: string, tool: string, count: number): Promise<Latency & { callsPerSecond: number }> {
-  const client = new Client({ name: "bench", version: "1" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+/** A connected client of either era: an SDK 1.x client (2025-11-25) or an SDK 2.x one pinned to 2026-07-28. */
+type BenchClient = Pick<Client, "callTool" | "close">;
+
+async function connectBenchClient(url: string, era: "2025-11-25" | "2026-07-28"): Promise<BenchClient> {
+  if (era === "2025-11-25") {
+    const client = new Client({ name: "bench", version: "1" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    return client;
+  }
+  const client = new ModernClient({ name: "bench", version: "1" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+  await client.connect(new ModernTransport(new URL(url)));
+  return client as unknown as BenchClient;
+}
+
+async function mcpCalls(url: string, tool: string, count: number, era: "2025-11-25" | "2026-07-28" = "2025-11-25"): Promise<Latency & { callsPerSecond: number }> {
+  const client = await connectBenchClient(url, era);
   for (let i = 0; i < 50; i++) await client.callTool({ name: tool, arguments: { message: "warm" } });
   const times: number[] = [];
   const started = performance.now();
@@ -358,6 +372,37 @@ async function mcpToolCall(everythingPort: number, gatewayPort: number): Promise
   const via = await mcpCalls(`http://127.0.0.1:${gatewayPort}/mcp`, "everything__echo", 500);
   results.mcp_tool_call = { direct, gateway: via };
   rows.push({ scenario: "MCP tools/call p50 / p99 (ms)", direct: `${f(direct.p50)} / ${f(direct.p99)}`, gateway: `${f(via.p50)} / ${f(via.p99)}`, ratio: `+${f(via.p50 - direct.p50, 3)} ms` });
+  await modernToolCall();
+}
+
+/**
+ * The same in the 2026-07-28 era, end to end: an SDK 2.x client pinned to it calls the SDK 2.x
+ * reference server (test/conformance/modern-fixture-server.ts) directly, and through a gateway
+ * that fronts that server over HTTP (probed: it speaks 2026-07-28 to it). Every request of the
+ * client is stateless on both paths.
+ */
+async function modernToolCall(): Promise<void> {
+  const [fixturePort, gatewayPort] = [await freePort(), await freePort()];
+  const fixture = await start(node, ["--import", "tsx", join(root, "test", "conformance", "modern-fixture-server.ts"), "http", String(fixturePort)], {
+    cwd: root,
+    ready: /CONFORMANCE_LISTENING/,
+    port: fixturePort,
+  });
+  const config = join(mkdtempSync(join(tmpdir(), "mcpgw-bench-")), "mcp.config.json");
+  writeFileSync(config, JSON.stringify({ mcpServers: { modern: { type: "http", url: `http://127.0.0.1:${fixturePort}/mcp` } }, gateway: { port: gatewayPort } }));
+  const gateway = await start(node, [join(root, "bin", "mcp-gateway.js"), "serve", "--config", config], {
+    env: { LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "info" },
+    ready: /"server":"modern"[^\n]*"msg":"mcp server ready"/,
+    port: gatewayPort,
+  });
+  try {
+    const direct = await mcpCalls(`http://127.0.0.1:${fixturePort}/mcp`, "test_simple_text", 500, "2026-07-28");
+    const via = await mcpCalls(`http://127.0.0.1:${gatewayPort}/mcp`, "modern__test_simple_text", 500, "2026-07-28");
+    results.mcp_tool_call_2026 = { direct, gateway: via };
+    rows.push({ scenario: "MCP tools/call, 2026-07-28 era, p50 / p99 (ms)", direct: `${f(direct.p50)} / ${f(direct.p99)}`, gateway: `${f(via.p50)} / ${f(via.p99)}`, ratio: `+${f(via.p50 - direct.p50, 3)} ms` });
+  } finally {
+    await Promise.all([gateway.stop(), fixture.stop()]);
+  }
 }
 
 /**

@@ -86,6 +86,7 @@ const TARGETS: Target[] = [
     },
   },
   ratio("MCP tools/call p50 via /mcp vs direct", ["mcp_tool_call.gateway.p50", "mcp_tool_call.direct.p50"], 1.2, { detail: (a, b) => `${f(a)} vs ${f(b)} ms` }),
+  ratio("MCP tools/call p50 via /mcp vs direct, 2026-07-28 era", ["mcp_tool_call_2026.gateway.p50", "mcp_tool_call_2026.direct.p50"], 1.2, { detail: (a, b) => `${f(a)} vs ${f(b)} ms` }),
   {
     target: "1,000 concurrent streamed conversations with an MCP call",
     judge(results) {
