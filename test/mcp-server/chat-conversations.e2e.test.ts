@@ -26,7 +26,7 @@ beforeAll(async () => {
   gw = await startMcpGateway({
     mcpServers: { everything: everythingServer() },
     providers: { fake: { type: "openai", baseURL: `${upstream.url}/v1`, apiKey: "sk-upstream" } },
-    models: { default: { model: "fake/m" } },
+    models: { default: { model: "fake/m" }, briefed: { model: "fake/m", system: "Alias system." } },
   });
   http = await connectHttp(gw.mcpUrl, { capabilities: { elicitation: {} } }, (client) => {
     client.setRequestHandler(ElicitRequestSchema, async () => {
@@ -81,6 +81,18 @@ describe("chat conversations", () => {
     upstream.script([{ text: "new" }]);
     await chat({ prompt: "fresh", conversation: "another-one" });
     expect(roles(upstream.chatRequests()[0]!.body.messages)).toEqual(["user"]);
+  });
+
+  it("gives a new conversation the alias's system prompt, and a given one replaces it later", async () => {
+    upstream.script([{ text: "one" }, { text: "two" }, { text: "three" }]);
+    await chat({ prompt: "first", model: "briefed", conversation: "briefed-chat" });
+    await chat({ prompt: "second", model: "briefed", conversation: "briefed-chat" });
+    await chat({ prompt: "third", model: "briefed", conversation: "briefed-chat", system: "Now terse." });
+    const [first, second, third] = upstream.chatRequests().map((r) => r.body.messages as Json[]);
+    expect(first![0]).toMatchObject({ role: "system", content: "Alias system." });
+    expect(second!.filter((m) => m.role === "system").map((m) => m.content)).toEqual(["Alias system."]);
+    expect(third!.filter((m) => m.role === "system").map((m) => m.content)).toEqual(["Now terse."]);
+    expect(roles(third!)).toEqual(["system", "user", "assistant", "user", "assistant", "user"]);
   });
 
   it("delivers a steer message between two tool calls, skipping the rest of the turn", async () => {

@@ -28,10 +28,12 @@ export interface OpenConversation {
 
 const textMessage = (role: "system" | "user", text: string): Message => ({ role, content: [{ type: "text", text }] });
 
-/** The history with the prompt; a given system prompt replaces the conversation's. */
-function withPrompt(history: readonly Message[], prompt: string, system: string | undefined): Message[] {
+/** The history with the prompt; a given system prompt replaces the conversation's, which is the alias's when it has none. */
+function withPrompt(history: readonly Message[], prompt: string, system: { given?: string | undefined; fallback?: string | undefined }): Message[] {
   const rest = history.filter((m) => m.role !== "system");
-  const systemMessage = system !== undefined ? textMessage("system", system) : history.find((m) => m.role === "system");
+  const kept = history.find((m) => m.role === "system");
+  const text = system.given ?? (kept ? undefined : system.fallback);
+  const systemMessage = text !== undefined ? textMessage("system", text) : kept;
   return [...(systemMessage ? [systemMessage] : []), ...rest, textMessage("user", prompt)];
 }
 
@@ -44,7 +46,8 @@ export async function openConversation(
   key: KeyPolicy | undefined,
   id: string | undefined,
   prompt: string,
-  system: string | undefined,
+  /** The call's system prompt, and the alias's (for a conversation that has none yet). */
+  system: { given?: string | undefined; fallback?: string | undefined },
   logger: Logger,
 ): Promise<OpenConversation | string> {
   const tenant = tenantOfKey(key);

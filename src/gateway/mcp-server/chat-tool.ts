@@ -222,7 +222,7 @@ export async function runChatTool(args: unknown, deps: ChatToolDeps, extra: Requ
   let conversation: OpenConversation | undefined;
   if (deps.conversations) {
     // The conversation's own system prompt stays unless one is given.
-    const opened = await openConversation(deps.conversations, deps.key, input.conversation, input.prompt, input.system ?? (input.conversation ? undefined : system), deps.logger);
+    const opened = await openConversation(deps.conversations, deps.key, input.conversation, input.prompt, { given: input.system, fallback: model.alias?.system }, deps.logger);
     if (typeof opened === "string") return errorResult(opened);
     conversation = opened;
     messages = opened.messages;
