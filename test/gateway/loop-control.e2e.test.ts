@@ -94,6 +94,25 @@ describe("per-request loop options", () => {
     expect(sent(2).messages.filter((m) => m.role === "tool")).toHaveLength(2);
   });
 
+  it("/v1/chat/completions streamed: final_answer's answer streams, and the last chunk says so", async () => {
+    upstream.script([{ calls: [echo("c1")] }, { text: "Streamed final answer." }]);
+    // The gateway's own options ride beside the standard fields.
+    const params = { model: "agent", messages: user("echo"), stream: true, mcp_gateway: { max_iterations: 1, final_answer: true } } as OpenAI.ChatCompletionCreateParamsStreaming;
+    const stream = await openai.chat.completions.create(params);
+    let text = "";
+    let finish: string | null = null;
+    let last: unknown;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? "";
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+      last = chunk;
+    }
+    expect(text).toBe("Streamed final answer.");
+    expect(finish).toBe("stop");
+    expect(info(last)).toMatchObject({ final_answer: true, turns: 2 });
+    expect(sent(1).tools).toBeUndefined();
+  });
+
   it("/v1/responses: mcp_gateway.tools.deny and mcp_servers narrow what is offered", async () => {
     upstream.script([{ text: "ok" }]);
     const response = await openai.responses.create({
