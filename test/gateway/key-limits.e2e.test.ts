@@ -11,6 +11,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { resolveConfig } from "../../src/core/config/index.ts";
 import { openAiDuration } from "../../src/gateway/shared/key-limits.ts";
 import { npmServer, startGateway, type RunningGateway } from "../helpers/gateway-harness.ts";
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
 import { connectHttp } from "../helpers/mcp-gateway-harness.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "../helpers/scripted-upstream.ts";
 
@@ -274,6 +275,29 @@ describe("a key's models and MCP servers", () => {
     } finally {
       await scoped.client.close();
       await plain.client.close();
+    }
+  });
+
+  it("/mcp for a 2026-07-28 client holds a key to its servers and models too, and needs the key", async () => {
+    const modern = async (key?: string) => {
+      const client = new ModernClient({ name: "modern-key-test", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+      const headers: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
+      await client.connect(new ModernTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers } }));
+      return client;
+    };
+    await expect(modern()).rejects.toThrow();
+    const scoped = await modern(SCOPED);
+    try {
+      const names = (await scoped.listTools()).tools.map((t) => t.name);
+      expect(names).toContain("memory__read_graph");
+      expect(names.filter((name) => !name.startsWith("memory__") && name !== "chat" && name !== "steer")).toEqual([]);
+      await expect(scoped.callTool({ name: "everything__echo", arguments: { message: "hi" } })).rejects.toThrow(/may not use the MCP server "everything"; it may use: memory/);
+      expect((await scoped.callTool({ name: "memory__read_graph", arguments: {} })).isError).toBeFalsy();
+      expect((await scoped.listResources()).resources.map((r) => r.uri).filter((uri) => !uri.startsWith("memory://"))).toEqual([]);
+      const model = await scoped.callTool({ name: "chat", arguments: { prompt: "hi", model: "secret" } });
+      expect(model.isError).toBe(true);
+    } finally {
+      await scoped.close();
     }
   });
 
