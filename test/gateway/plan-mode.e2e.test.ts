@@ -108,6 +108,16 @@ describe("plan mode through /v1/chat/completions", () => {
       ["C", "skipped"],
       ["B2", "done"],
     ]);
+    // The client's own tools are left out, and the answer says so.
+    script();
+    const withTools = await post("/v1/chat/completions", {
+      model: "planner",
+      messages: [{ role: "user", content: "do the task" }],
+      tools: [{ type: "function", function: { name: "client_lookup", parameters: { type: "object", properties: {} } } }],
+    });
+    expect(withTools.status).toBe(200);
+    expect(withTools.headers.get("x-mcp-gateway-warning")).toBe("the request's own tools are not offered in plan mode");
+    expect(upstream.chatRequests()[1]!.body.tools.map((t: Json) => t.function.name)).not.toContain("client_lookup");
     const bad = await post("/v1/chat/completions", { model: "fake/m", messages: [{ role: "user", content: "x" }] }, { "x-mcp-gateway-mode": "wander" });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as Json).error).toMatchObject({ param: "x-mcp-gateway-mode", code: "invalid_mcp_gateway_option" });

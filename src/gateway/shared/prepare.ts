@@ -68,6 +68,9 @@ export function checkMessageCount(list: unknown, max: number, field: string): vo
   }
 }
 
+/** Plan mode's steps run inside the gateway: the client's own tools have no part in them (src/loop/plan-mode.ts). */
+const PLAN_MODE_CLIENT_TOOLS = "the request's own tools are not offered in plan mode";
+
 export async function prepareRequest<P extends ParsedRequest>(parsed: P, serversHeader: string | undefined, tenant: string, deps: ChatDeps, key?: KeyPolicy): Promise<PreparedRequest<P>> {
   const resolved = resolveModel(parsed.model, deps.providers, deps.config.models);
   // An alias's deployments, in the order this request tries them (spread, cooled-down ones last).
@@ -88,7 +91,7 @@ export async function prepareRequest<P extends ParsedRequest>(parsed: P, servers
     model,
     request: fitted.request,
     tools: fitted.tools,
-    warnings: fitted.warnings,
+    warnings: plan.mode === "plan" && (fitted.request.tools?.length ?? 0) > 0 ? [...fitted.warnings, PLAN_MODE_CLIENT_TOOLS] : fitted.warnings,
     plan,
   };
 }
