@@ -60,6 +60,8 @@ export class RequestObservation implements ModelCallObserver {
   private firstToken = false;
   private outcome: LoopOutcome | undefined;
   private failure: { message: string; type: string } | undefined;
+  /** When each tool call really started (performance.now()), by call id. */
+  private readonly toolStartedAt = new Map<string, number>();
   /** Timeline entries of tool calls in flight, by call id. */
   private readonly toolEntries: Map<string, TimelineEntry> | undefined;
 
@@ -140,9 +142,29 @@ export class RequestObservation implements ModelCallObserver {
     };
   }
 
-  /** The gateway's tools, each call in an `execute_tool` span when this request is traced. */
+  /**
+   * The gateway's tools: each call timed where it runs (the timeline's), and in an `execute_tool`
+   * span when this request is traced.
+   */
   tools(tools: ToolSet): ToolSet {
-    return this.trace ? this.trace.tools(tools, this.ctx.origin) : tools;
+    const timed = this.record ? this.timedTools(tools) : tools;
+    return this.trace ? this.trace.tools(timed, this.ctx.origin) : timed;
+  }
+
+  /**
+   * The loop's tool_start events reach the observation when its consumer pulls them (a stream's,
+   * when the client has read what came before): the moment a call really starts is taken here.
+   */
+  private timedTools(tools: ToolSet): ToolSet {
+    const startedAt = this.toolStartedAt;
+    return {
+      has: (name) => tools.has(name),
+      definitions: (target) => tools.definitions(target),
+      call(call, callContext) {
+        startedAt.set(call.id, performance.now());
+        return tools.call(call, callContext);
+      },
+    };
   }
 
   /** One event of the loop (whole answers: every event; streams: through the writer). */
@@ -253,7 +275,7 @@ export class RequestObservation implements ModelCallObserver {
     const entry: TimelineEntry = {
       kind: "tool",
       turn,
-      at: this.now(),
+      at: Math.round((this.toolStartedAt.get(call.id) ?? performance.now()) - this.started),
       name: call.name,
       ...(where ? { server: where.server, tool: where.tool } : {}),
       args: excerpt(call.argumentsError === undefined ? call.arguments : call.rawArguments, this.ctx.scrub, EXCERPT_CHARS),
@@ -276,6 +298,7 @@ export class RequestObservation implements ModelCallObserver {
     if (this.record) {
       const entry = this.toolEntries!.get(call.id);
       this.toolEntries!.delete(call.id);
+      this.toolStartedAt.delete(call.id);
       if (entry) {
         entry.ms = durationMs;
         entry.isError = result.isError;
