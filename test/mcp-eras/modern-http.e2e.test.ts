@@ -93,4 +93,19 @@ describe("a 2026-07-28 client on /mcp", () => {
     expect(body.error?.code).toBe(-32020);
     expect(response.status).toBe(400);
   });
+
+  it("refuses a body that is JSON but not a request (null, a number) with -32600, and keeps serving", async () => {
+    for (const body of ["null", "1"]) {
+      const response = await fetch(gateway.mcpUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28" },
+        body,
+      });
+      expect(response.status, body).toBe(400);
+      expect(((await response.json()) as { error?: { code: number } }).error?.code, body).toBe(-32600);
+    }
+    const client = await modernClient();
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    await client.close();
+  });
 });

@@ -337,7 +337,8 @@ export class McpHttpEndpoint {
   private async serveModern(request: Request, body: unknown): Promise<Response> {
     const keyed = this.options.config.gateway.apiKeys.length > 0;
     const caller = { key: policyOf(this.options.config, presentedKey(request)), ...(keyed ? { owner: keyDigest(request).toString("hex") } : {}) };
-    const listen = !Array.isArray(body) && (body as { method?: unknown }).method === "subscriptions/listen";
+    // Any JSON may arrive (`null` too): what is not a request is the SDK's to refuse (-32600).
+    const listen = isRecord(body) && body.method === "subscriptions/listen";
     if (listen) return this.modern.fetch(request, body, caller);
     this.posts++;
     let done = false;
@@ -606,4 +607,8 @@ export class McpHttpEndpoint {
     await this.postsFinished(graceMs);
     await Promise.all([this.modern.close(), ...[...this.sessions.values()].map((entry) => this.closeSession(entry))]);
   }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
