@@ -12,7 +12,6 @@ import { toGatewayErrorFromOpenAI } from "./errors.ts";
 import { Exchange, type ExchangeOptions } from "./exchange.ts";
 import { sseChunks } from "./sse-chunks.ts";
 import type { RequestOptions } from "./to-request.ts";
-import type { WireChunk } from "./wire-types.ts";
 
 /** Per-provider wire choices: the seam the quirk presets fill in. Defaults suit api.openai.com. */
 export interface OpenAIChatWireOptions {
@@ -60,7 +59,8 @@ export function createOpenAIChatAdapter(options: AdapterOptions, wire: OpenAICha
       const { url, headers } = await head.get();
       const response = await http.stream({ url, headers, body: JSON.stringify(call.streamingBody), signal: control.signal });
       control.arm();
-      yield* call.fromStream(watch(sseChunks(response, control.signal), control));
+      // The idle clock runs only while waiting on the upstream, not while the consumer works.
+      yield* call.fromStream(sseChunks(response, control.signal, control));
     } catch (error) {
       throw call.error(control.interruption(provider, error) ?? toGatewayErrorFromOpenAI(error, provider));
     } finally {
@@ -78,13 +78,4 @@ export function createOpenAIChatAdapter(options: AdapterOptions, wire: OpenAICha
   }
 
   return { id: provider, complete, stream, embed };
-}
-
-/** Runs the idle clock only while waiting on the upstream, not while the consumer works. */
-async function* watch(chunks: AsyncIterable<WireChunk>, control: IdleAbort): AsyncGenerator<WireChunk> {
-  for await (const chunk of chunks) {
-    control.pause();
-    yield chunk;
-    control.arm();
-  }
 }
