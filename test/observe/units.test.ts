@@ -10,6 +10,8 @@ import { describe, expect, it } from "vitest";
 import { tracingOn } from "../../src/core/tracing.ts";
 import { excerpt } from "../../src/gateway/observe/excerpt.ts";
 import { ATTR, METRIC, OPERATION, prometheusName } from "../../src/gateway/observe/names.ts";
+import { GatewayMetrics, MAX_LABEL_VALUES, OTHER_LABEL_VALUE } from "../../src/gateway/observe/metrics.ts";
+import { parseExposition, total } from "../helpers/prometheus.ts";
 import { RequestRing } from "../../src/gateway/observe/ring.ts";
 
 describe("semantic convention names", () => {
@@ -53,5 +55,18 @@ describe("tracingOn", () => {
       trace.disable();
     }
     expect(tracingOn()).toBe(false);
+  });
+});
+
+describe("metric labels a client controls", () => {
+  it("keep the first MAX_LABEL_VALUES model names; the rest count as _other, other labels untouched", async () => {
+    const metrics = new GatewayMetrics({ servers: () => [], store: () => ({ kind: "memory", status: "ok" }) });
+    for (let i = 0; i < MAX_LABEL_VALUES + 10; i++) metrics.requests.inc(metrics.bound({ door: "chat_completions", model: `p/model-${i}`, provider: "p", status: "404" }));
+    metrics.requests.inc(metrics.bound({ door: "messages", model: "p/model-0", provider: "p", status: "200" }));
+    const samples = parseExposition(await metrics.registry.metrics()).filter((s) => s.name === "mcp_gateway_requests_total");
+    expect(new Set(samples.map((s) => s.labels.model)).size).toBe(MAX_LABEL_VALUES + 1);
+    expect(total(samples, "mcp_gateway_requests_total", { model: OTHER_LABEL_VALUE, door: "chat_completions", status: "404" })).toBe(10);
+    // A name already seen keeps its own series.
+    expect(total(samples, "mcp_gateway_requests_total", { model: "p/model-0", door: "messages" })).toBe(1);
   });
 });

@@ -36,7 +36,7 @@ export function mcpDoorObserver(metrics: GatewayMetrics | undefined): ToolCallOb
       failure = errorType(error);
       throw error;
     } finally {
-      metrics?.mcpServerDuration.observe({ mcp_method_name: METHOD, gen_ai_tool_name: name, ...(failure ? { error_type: failure } : {}) }, (performance.now() - started) / 1000);
+      metrics?.mcpServerDuration.observe(metrics.bound({ mcp_method_name: METHOD, gen_ai_tool_name: name, ...(failure ? { error_type: failure } : {}) }), (performance.now() - started) / 1000);
     }
   };
 }

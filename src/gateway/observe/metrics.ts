@@ -33,6 +33,12 @@ const TOOL_NAME = label(ATTR.GEN_AI_TOOL_NAME);
 const METHOD = label(ATTR.MCP_METHOD_NAME);
 const ERROR_TYPE = "error_type";
 
+/** Labels whose values come from clients, models or providers (model and tool names). */
+const OPEN_LABELS = new Set(["model", "tool", REQUEST_MODEL, RESPONSE_MODEL, TOOL_NAME]);
+/** How many distinct values an open label keeps before the rest count as `_other`. */
+export const MAX_LABEL_VALUES = 500;
+export const OTHER_LABEL_VALUE = "_other";
+
 let processRegistry: Registry | undefined;
 
 /** The process metrics, in a registry of their own shared by every gateway of the process. */
@@ -128,6 +134,9 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  /** The values each open label has taken so far. */
+  private readonly labelValues = new Map<string, Set<string>>();
+
   /** Under `serve --workers N`: every worker's metrics, gathered by the primary. */
   private readonly clusterScrape: (() => Promise<string>) | undefined;
 
@@ -178,6 +187,24 @@ export class GatewayMetrics {
         this.set({ kind: store.kind }, store.status === "ok" ? 1 : 0);
       },
     });
+  }
+
+  /**
+   * `labels` with each open label's value kept only while that label has fewer than
+   * MAX_LABEL_VALUES distinct values, else `_other`: a client can send any model name (`p/<any>`)
+   * or tool name, and every new value would add series to the registry for good.
+   */
+  bound<T extends Record<string, string>>(labels: T): T {
+    let out: Record<string, string> | undefined;
+    for (const [name, value] of Object.entries(labels)) {
+      if (!OPEN_LABELS.has(name)) continue;
+      let seen = this.labelValues.get(name);
+      if (!seen) this.labelValues.set(name, (seen = new Set()));
+      if (seen.has(value)) continue;
+      if (seen.size < MAX_LABEL_VALUES) seen.add(value);
+      else (out ??= { ...labels })[name] = OTHER_LABEL_VALUE;
+    }
+    return (out ?? labels) as T;
   }
 
   /** An upstream call retried: by provider, and the status (429, 5xx) or error code that caused it. */

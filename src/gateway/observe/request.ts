@@ -218,7 +218,7 @@ export class RequestObservation implements ModelCallObserver {
   private firstTokenSent(): void {
     this.firstToken = true;
     if (!this.streaming) return;
-    this.ctx.metrics?.timeToFirstToken.observe({ gen_ai_operation_name: OPERATION.CHAT, gen_ai_request_model: this.requested }, (performance.now() - this.started) / 1000);
+    this.ctx.metrics?.timeToFirstToken.observe(this.ctx.metrics.bound({ gen_ai_operation_name: OPERATION.CHAT, gen_ai_request_model: this.requested }), (performance.now() - this.started) / 1000);
   }
 
   /** The open model entry of the timeline (the last one, while its call runs). */
@@ -242,7 +242,7 @@ export class RequestObservation implements ModelCallObserver {
     const usage = result.usage;
     const metrics = this.ctx.metrics;
     if (metrics) {
-      const labels = { gen_ai_operation_name: OPERATION.CHAT, gen_ai_provider_name: provider, gen_ai_request_model: requestModel, gen_ai_response_model: result.model };
+      const labels = metrics.bound({ gen_ai_operation_name: OPERATION.CHAT, gen_ai_provider_name: provider, gen_ai_request_model: requestModel, gen_ai_response_model: result.model });
       metrics.clientDuration.observe(labels, seconds);
       metrics.tokenUsage.observe({ ...labels, gen_ai_token_type: "input" }, usage.inputTokens);
       metrics.tokenUsage.observe({ ...labels, gen_ai_token_type: "output" }, usage.outputTokens);
@@ -292,8 +292,8 @@ export class RequestObservation implements ModelCallObserver {
     const metrics = this.ctx.metrics;
     if (result.isError && where) this.ctx.toolFailed?.(where.server, where.tool, result);
     if (metrics) {
-      metrics.toolCalls.inc({ server, tool: where?.tool ?? call.name, outcome });
-      metrics.executeTool.observe(result.isError ? { gen_ai_tool_name: call.name, mcp_server: server, error_type: "tool_error" } : { gen_ai_tool_name: call.name, mcp_server: server }, durationMs / 1000);
+      metrics.toolCalls.inc(metrics.bound({ server, tool: where?.tool ?? call.name, outcome }));
+      metrics.executeTool.observe(metrics.bound(result.isError ? { gen_ai_tool_name: call.name, mcp_server: server, error_type: "tool_error" } : { gen_ai_tool_name: call.name, mcp_server: server }), durationMs / 1000);
     }
     if (this.record) {
       const entry = this.toolEntries!.get(call.id);
@@ -357,7 +357,8 @@ export class RequestObservation implements ModelCallObserver {
     if (this.modelStarted !== undefined) {
       const seconds = (performance.now() - this.modelStarted) / 1000;
       const target = this.target;
-      this.ctx.metrics?.clientDuration.observe({ gen_ai_operation_name: OPERATION.CHAT, gen_ai_provider_name: target?.provider ?? "", gen_ai_request_model: target?.model ?? this.requested, error_type: type }, seconds);
+      const metrics = this.ctx.metrics;
+      metrics?.clientDuration.observe(metrics.bound({ gen_ai_operation_name: OPERATION.CHAT, gen_ai_provider_name: target?.provider ?? "", gen_ai_request_model: target?.model ?? this.requested, error_type: type }), seconds);
       const entry = this.openModelEntry();
       if (entry) {
         entry.ms = Math.round(seconds * 1000);
@@ -385,12 +386,12 @@ export class RequestObservation implements ModelCallObserver {
     const metrics = this.ctx.metrics;
     if (metrics) {
       metrics.inFlight.dec({ door });
-      metrics.requests.inc({ door, model: this.requested, provider: this.provider, status: String(status) });
+      metrics.requests.inc(metrics.bound({ door, model: this.requested, provider: this.provider, status: String(status) }));
       if (outcome) metrics.turns.observe({ door }, outcome.turns);
       if (this.requested !== "" || outcome) {
         const labels: Record<string, string> = { gen_ai_operation_name: OPERATION.CHAT, gen_ai_request_model: this.requested };
         if (this.responseModel !== "") labels.gen_ai_response_model = this.responseModel;
-        metrics.serverDuration.observe(failed && type ? { ...labels, error_type: type } : labels, seconds);
+        metrics.serverDuration.observe(metrics.bound(failed && type ? { ...labels, error_type: type } : labels), seconds);
       }
       if (error && isLimitRefusal(error)) metrics.limitRefusals.inc({ reason: error.code!, key: this.keyName ?? "" });
     }
