@@ -19,6 +19,11 @@ export interface ToolDefinition {
    * `tool_reference` loads it). Still the client's: a call to it is handed back to the client.
    */
   deferred?: boolean;
+  /**
+   * A gateway tool left for the provider's own tool search to load when the model looks for it
+   * (Anthropic's `defer_loading`, with its tool search tool): its schema is not in the prompt.
+   */
+  deferLoading?: boolean;
 }
 
 export type ToolChoice =

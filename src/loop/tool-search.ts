@@ -4,6 +4,9 @@
  * instead, plus the tools the conversation already used; a tool a search finds is offered from
  * the next model call on. The search ranks the tools' names, descriptions and parameters with
  * BM25 (MiniSearch: BM25+ scoring, prefix and fuzzy matching, no dependencies).
+ *
+ * With `native` (the provider has a tool search of its own: Anthropic), no search tool is added:
+ * the tools not used yet are marked `deferLoading` and the provider's search loads them.
  */
 import MiniSearch from "minisearch";
 import { normalizeSchema } from "../core/schema/index.ts";
@@ -17,6 +20,8 @@ export interface ToolSearchOptions {
   whenOverTokens: number;
   /** Tools one search returns at most. */
   maxResults: number;
+  /** The provider searches the tools itself (Anthropic's defer_loading): mark them instead of offering find_tools. */
+  native?: boolean;
 }
 
 export interface ToolSearchReport {
@@ -82,6 +87,7 @@ export class ToolOffer {
   private searches = 0;
   private tokensSaved = 0;
   private lastOffered = 0;
+  private deferredCopies: Map<string, ToolDefinition> | undefined;
   private readonly fullTokens: number;
   readonly searchTool: ToolDefinition;
   readonly name: string;
@@ -118,19 +124,40 @@ export class ToolOffer {
 
   /** The gateway's tools for the next model call: the search tool and the loaded ones (in registry order). */
   definitions(): ToolDefinition[] {
+    if (this.options.native) return this.deferred();
     const offered = this.all.filter((d) => this.loaded.has(d.name));
     this.lastOffered = offered.length;
     this.tokensSaved += Math.max(0, this.fullTokens - estimateToolTokens([this.searchTool, ...offered]));
     return [this.searchTool, ...offered];
   }
 
+  /** Every tool, those not used yet left for the provider's search to load (their schemas are not sent). */
+  private deferred(): ToolDefinition[] {
+    let copies = this.deferredCopies;
+    if (!copies) {
+      copies = new Map(this.all.map((d) => [d.name, { ...d, deferLoading: true }]));
+      this.deferredCopies = copies;
+    }
+    const tools = this.all.map((d) => (this.loaded.has(d.name) ? d : copies.get(d.name)!));
+    const sent = tools.filter((d) => !d.deferLoading);
+    this.lastOffered = sent.length;
+    this.tokensSaved += Math.max(0, this.fullTokens - (sent.length > 0 ? estimateToolTokens(sent) : 0));
+    return tools;
+  }
+
   /** The model called these: a gateway tool it called (found or not) stays offered. */
   noteCalls(calls: readonly ToolCallBlock[]): void {
-    for (const call of calls) if (this.byName.has(call.name)) this.loaded.add(call.name);
+    for (const call of calls) {
+      if (!this.byName.has(call.name)) continue;
+      // Natively, a tool called before it was ever offered was found by the provider's search.
+      if (this.options.native && !this.loaded.has(call.name)) this.found.add(call.name);
+      this.loaded.add(call.name);
+    }
   }
 
   /** The tool set with the search tool in it (the search runs here; every other call goes to `tools`). */
   wrap(tools: ToolSet): ToolSet {
+    if (this.options.native) return tools;
     return {
       definitions: (target) => tools.definitions(target),
       has: (name) => name === this.name || tools.has(name),

@@ -20,4 +20,12 @@ describe("retargetTools (fallback to another schema dialect)", () => {
     expect(out.map((t) => t.description)).toEqual(["anthropic", "client's"]);
     expect(retargetTools([client], tools, "openai", "openai")[0]).toBe(client);
   });
+
+  it("swaps a deferred copy of the gateway's own (Anthropic's tool search) for the other dialect's definition, sent in full", () => {
+    const tools = new DialectTools({ lookup: () => "" });
+    const deferred: ToolDefinition = { ...tools.definitions("anthropic")[0]!, deferLoading: true };
+    const [out] = retargetTools([deferred], tools, "anthropic", "openai");
+    expect(out).toBe(tools.definitions("openai")[0]);
+    expect(out!.deferLoading).toBeUndefined();
+  });
 });

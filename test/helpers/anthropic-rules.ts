@@ -41,14 +41,16 @@ function toolError(body: Json): string | undefined {
     if (typeof tool.name !== "string" || !TOOL_NAME.test(tool.name)) {
       return `tools.${i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`;
     }
+    if (names.has(tool.name)) return "tools: Tool names must be unique.";
+    names.add(tool.name);
+    // A server tool (web_search_20250305, tool_search_tool_bm25_20251119, …) has a type and no schema.
+    if (typeof tool.type === "string" && tool.type !== "custom") continue;
     const schema = tool.input_schema;
     if (!isObject(schema)) return `tools.${i}.custom.input_schema: Field required`;
     if (schema.type === undefined) return `tools.${i}.custom.input_schema.type: Field required`;
     if (["oneOf", "allOf", "anyOf"].some((key) => key in schema)) {
       return `tools.${i}.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the top level`;
     }
-    if (names.has(tool.name)) return "tools: Tool names must be unique.";
-    names.add(tool.name);
   }
   return undefined;
 }

@@ -9,7 +9,7 @@ import type { ChatRequest, Message, RequestPassthrough } from "../../core/index.
 import type { AdapterOptions } from "../types.ts";
 import { toTurn } from "./messages.ts";
 import { toWireParams } from "./to-request.ts";
-import { toWireTools } from "./tools.ts";
+import { toWireTools, withToolSearch } from "./tools.ts";
 import type { ContentBlockParam, MessageParam, WireParams } from "./wire.ts";
 
 /** The beta under which `thinking.block_binding` exists; without it Anthropic refuses the field. */
@@ -91,7 +91,7 @@ export function passthroughParams(request: ChatRequest, passthrough: RequestPass
   const body = passthrough.body;
   const clientNames = new Set(passthrough.tools.map((tool) => tool["name"]));
   const gatewayTools = toWireTools((request.tools ?? []).filter((tool) => !clientNames.has(tool.name)));
-  const tools = [...passthrough.tools, ...gatewayTools];
+  const tools = withToolSearch([...passthrough.tools, ...gatewayTools] as { type?: unknown; defer_loading?: unknown }[], gatewayTools);
   const { tools: _tools, tool_choice: sentChoice, thinking, ...rest } = body;
   const choice = toolChoice(request, sentChoice, tools.length);
   const fittedThinking = withoutUnboundBinding(thinking, passthrough.headers);

@@ -7,7 +7,7 @@ import { toWireConversation } from "./messages.ts";
 import { responseFormatInstruction } from "./response-format.ts";
 import { canThink, maxTokensWithThinking, thinkingBudget, thinkingConfig } from "./thinking.ts";
 import { toWireToolChoice } from "./tool-choice.ts";
-import { toWireTools } from "./tools.ts";
+import { toWireTools, withToolSearch } from "./tools.ts";
 import type { WireParams } from "./wire.ts";
 
 /** Anthropic requires `max_tokens`; used when neither the request nor the provider config sets it. */
@@ -50,7 +50,7 @@ export function toWireParams(request: ChatRequest, options: AdapterOptions): Wir
     max_tokens: thinking ? maxTokensWithThinking(maxTokens, budget) : maxTokens,
     messages,
     ...(systemText !== undefined ? { system: systemText } : {}),
-    ...(request.tools?.length ? { tools: toWireTools(request.tools) } : {}),
+    ...(request.tools?.length ? { tools: withToolSearch(toWireTools(request.tools)) as WireParams["tools"] } : {}),
     ...(toolChoice ? { tool_choice: toolChoice } : {}),
     ...(thinking ? { thinking: thinkingConfig(budget) } : {}),
     ...sampling(request, thinking),

@@ -30,5 +30,20 @@ export function toWireTools(tools: ToolDefinition[]): Tool[] {
     name: tool.name,
     ...(tool.description ? { description: tool.description } : {}),
     input_schema: inputSchema(tool.inputSchema),
+    ...(tool.deferLoading ? { defer_loading: true } : {}),
   }));
+}
+
+/** Anthropic's own tool search (BM25), which loads `defer_loading` tools when the model looks for them. */
+export const TOOL_SEARCH_TOOL = { type: "tool_search_tool_bm25_20251119", name: "tool_search_tool_bm25" } as const;
+
+/**
+ * The gateway's tools with `defer_loading` need a tool search tool beside them (or Anthropic cannot
+ * load them): Anthropic's BM25 one is added unless the list (a client's, passed through) already
+ * has one. A client's own deferred tools are its business: they add nothing.
+ */
+export function withToolSearch<T extends { type?: unknown; defer_loading?: unknown }>(tools: T[], gateways: readonly { defer_loading?: unknown }[] = tools): (T | typeof TOOL_SEARCH_TOOL)[] {
+  if (!gateways.some((tool) => tool.defer_loading === true)) return tools;
+  if (tools.some((tool) => typeof tool.type === "string" && tool.type.startsWith("tool_search_tool_"))) return tools;
+  return [...tools, TOOL_SEARCH_TOOL];
 }

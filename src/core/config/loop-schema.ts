@@ -24,6 +24,8 @@ export const toolSearchSchema = z.strictObject({
   whenOverTokens: z.number().int().min(0),
   /** How many tools one search returns at most (default 8). */
   maxResults: z.number().int().positive().max(50).optional(),
+  /** Use the provider's own tool search where it has one (Anthropic's defer_loading; default true). */
+  native: z.boolean().optional(),
 });
 
 /** What a model can do; unset fields are unknown (treated as able). */

@@ -179,5 +179,6 @@ export function retargetTools(tools: ToolDefinition[], gatewayTools: ToolSet, fr
   // them), so a client tool that happens to share a name keeps its own schema.
   const ours = new Set(gatewayTools.definitions(from));
   const normalized = new Map(gatewayTools.definitions(to).map((d) => [d.name, d]));
-  return tools.map((tool) => (ours.has(tool) ? (normalized.get(tool.name) ?? tool) : tool));
+  // A tool marked deferLoading is a copy of one of ours (loop tool-search.ts): swapped too, and sent in full.
+  return tools.map((tool) => (ours.has(tool) || tool.deferLoading ? (normalized.get(tool.name) ?? tool) : tool));
 }

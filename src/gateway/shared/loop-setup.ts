@@ -26,7 +26,7 @@ export interface LoopPlan {
   capabilities: CapabilitiesConfig;
   /** Compaction settings (maxTokens defaulted from the model's context window); undefined: strategy off. */
   context?: Required<Pick<ContextConfig, "threshold" | "strategy" | "keepRecentTurns">> & Pick<ContextConfig, "maxTokens" | "summarizer">;
-  toolSearch?: Required<Pick<ToolSearchConfig, "whenOverTokens" | "maxResults">>;
+  toolSearch?: Required<Pick<ToolSearchConfig, "whenOverTokens" | "maxResults" | "native">>;
   policy: ToolPolicy;
   /** The key's calls need no approval. */
   autoApprove: boolean;
@@ -69,7 +69,8 @@ export function planLoop(config: GatewayConfig, model: ResolvedModel, options: R
             ...(context.summarizer === undefined ? {} : { summarizer: context.summarizer }),
           },
         }),
-    ...(search ? { toolSearch: { whenOverTokens: search.whenOverTokens, maxResults: search.maxResults ?? 8 } } : {}),
+    // Anthropic loads deferred tools with its own search; every other provider gets find_tools.
+    ...(search ? { toolSearch: { whenOverTokens: search.whenOverTokens, maxResults: search.maxResults ?? 8, native: (search.native ?? true) && model.provider.type === "anthropic" } } : {}),
     policy: compilePolicy(gateway.toolPolicy, alias?.toolPolicy),
     autoApprove: key?.autoApprove === true,
     mode: options.mode ?? alias?.mode ?? "agent",
@@ -245,7 +246,7 @@ export function loopOptionsFor(
     maxIterations: plan.maxIterations,
     finalAnswer: plan.finalAnswer,
     ...(context ? { context } : {}),
-    ...(plan.toolSearch ? { toolSearch: { whenOverTokens: plan.toolSearch.whenOverTokens, maxResults: plan.toolSearch.maxResults } } : {}),
+    ...(plan.toolSearch ? { toolSearch: { ...plan.toolSearch } } : {}),
     ...(Object.keys(hooks).length > 0 ? { hooks } : {}),
   };
 }
