@@ -5,19 +5,16 @@
  * Downstream requests are forwarded to the server that owns the tool, resource or prompt, with
  * names mapped back exactly (see tools below, ./resources.ts and ./prompts.ts). Upstream messages
  * that are not responses (sampling, elicitation and roots requests; logging messages) are routed
- * to the client whose request caused them: the one session with requests in flight to that
- * server. Anything else is never handed to an HTTP session (they may belong to other API keys):
- * with nothing in flight, or requests of several sessions (or of /v1) in flight to that server,
- * requests are refused and log messages only logged by the gateway; the stdio client, the only
- * client of its gateway, still gets them. `list_changed` and resource updates go to every client
- * (updates: to every client subscribed to that URI).
+ * to the client whose request caused them by ./client-relay.ts. `list_changed` and resource
+ * updates go to every client (updates: to every client subscribed to that URI), 2026-07-28
+ * clients included (on their subscriptions/listen streams: onBroadcast).
  *
  * Roots: only the stdio client's roots are relayed to upstream servers, and those of HTTP
  * sessions when `gateway.forwardRoots` is on (a server such as server-filesystem replaces its
  * allowed folders with them, for every user of the gateway).
  */
 import { GATEWAY_CLIENT_CAPABILITIES } from "../../mcp/client/capabilities.ts";
-import { CallToolResultSchema, CompleteResultSchema, ElicitResultSchema, ListRootsResultSchema, CreateMessageResultSchema, CreateMessageResultWithToolsSchema, ResultSchema } from "@modelcontextprotocol/core";
+import { CallToolResultSchema, CompleteResultSchema, ElicitResultSchema, ResultSchema } from "@modelcontextprotocol/core";
 import {
   Server,
   type CallToolRequest,
@@ -26,19 +23,17 @@ import {
   type CompleteRequest,
   type GetPromptRequest,
   type LoggingLevel,
-  type LoggingMessageNotification,
   type Prompt,
   type ReadResourceRequest,
   type Resource,
   type ResourceTemplateType as ResourceTemplate,
   type ServerCapabilities,
   type ServerNotification,
-  type StandardSchemaV1,
   type Tool,
 } from "@modelcontextprotocol/server";
 import type { GatewayConfig } from "../../core/config/index.ts";
 import type { Logger } from "../../core/logger.ts";
-import type { McpPool, SchemaOutput, UpstreamClient, UpstreamHandlers } from "../../mcp/pool.ts";
+import type { McpPool, UpstreamClient, UpstreamHandlers } from "../../mcp/pool.ts";
 import type { ToolSet } from "../../core/index.ts";
 import type { GatewayTools } from "../shared/deps.ts";
 import type { KeyLimits } from "../shared/key-limits.ts";
@@ -49,14 +44,15 @@ import { CHAT_TOOL_NAME, chatToolDefinition, runChatTool, type ChatToolDeps } fr
 import type { ConversationDeps } from "./chat-conversation.ts";
 import { runSteerTool, STEER_TOOL_NAME, steerToolDefinition } from "./steer-tool.ts";
 import { compileToolFilter } from "../../mcp/registry/tool-filter.ts";
-import { ErrorCode, mcpError, relayError } from "./errors.ts";
+import { ErrorCode, mcpError } from "./errors.ts";
 import { namespaceOwner } from "./namespace.ts";
 import { forwardRequest, ProgressRoutes } from "./forward.ts";
 import { PromptRouter } from "./prompts.ts";
 import { ResourceRouter } from "./resources.ts";
-import { sampleWithModel } from "./sampling.ts";
-import { registerSessionHandlers } from "./session-server.ts";
-import type { ClientRequest, DownstreamSession, ModernInput, RequestExtra, Upstream } from "./types.ts";
+import { ClientRelay, clientCapabilities } from "./client-relay.ts";
+import { UpstreamLogLevel } from "./log-levels.ts";
+import { registerSessionHandlers, type SessionHub } from "./session-server.ts";
+import type { DownstreamSession, ModernInput, RequestExtra, Upstream } from "./types.ts";
 
 export interface McpHubOptions {
   config: GatewayConfig;
@@ -77,52 +73,12 @@ export interface McpHubOptions {
  */
 export type ToolCallObserver = <T extends { isError?: unknown }>(call: { name: string; meta: Record<string, unknown> | undefined }, serve: (trace?: Record<string, string>) => Promise<T>) => Promise<T>;
 
-/** A request being served by upstream servers (for routing what they send back). */
-interface InFlight {
-  seq: number;
-  /** The MCP session whose request it is; undefined for /v1 traffic (see `outsideTools`). */
-  session: DownstreamSession | undefined;
-  extra: RequestExtra | undefined;
-  servers: ReadonlySet<string> | "all";
-}
-
-/** Whose request an upstream server's message (request, log) belongs to. */
-type Attribution =
-  /** Only this session has requests in flight to the server (`related`: its latest). */
-  | { kind: "session"; session: DownstreamSession; related: RequestExtra }
-  /** Only /v1 requests are in flight to the server: no MCP client may see it. */
-  | { kind: "outside" }
-  /** Requests of several sessions (or of a session and /v1) are in flight: which one is unknown. */
-  | { kind: "ambiguous" }
-  /** Nothing is in flight to the server: it speaks on its own. */
-  | { kind: "none" };
-
-interface Target {
-  session: DownstreamSession;
-  /** The downstream request the message belongs to, when known. */
-  related?: RequestExtra;
-}
-
 export interface SessionOptions {
   /** "stdio": the gateway's only client (unattributed messages and roots go to it). Default "http". */
   kind?: DownstreamSession["kind"];
   /** The policy of the gateway key that opened it: the session sees and may use only the key's servers and models. */
   key?: KeyPolicy | undefined;
 }
-
-/** What the client can do: said at initialize (2025-11-25), or with each request (2026-07-28). */
-function clientCapabilities(session: DownstreamSession): ClientCapabilities | undefined {
-  return session.capabilities ?? session.server.getClientCapabilities();
-}
-
-/** A client's answer checked against the result schema of what it was asked. */
-async function validated<S extends StandardSchemaV1>(schema: S, value: unknown, method: string): Promise<SchemaOutput<S>> {
-  const outcome = await schema["~standard"].validate(value);
-  if (outcome.issues) throw mcpError(ErrorCode.InvalidParams, `The client's answer to ${method} is not valid: ${outcome.issues.map((i) => i.message).join("; ")}`);
-  return outcome.value as SchemaOutput<S>;
-}
-
-const LEVELS: readonly LoggingLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
 
 export const GATEWAY_CAPABILITIES: ServerCapabilities = {
   tools: { listChanged: true },
@@ -132,11 +88,12 @@ export const GATEWAY_CAPABILITIES: ServerCapabilities = {
   logging: {},
 };
 
-export class McpHub {
+export class McpHub implements SessionHub {
   private pool: McpPool | undefined;
   private readonly sessions = new Map<string, DownstreamSession>();
-  private readonly inflight = new Set<InFlight>();
-  private seq = 0;
+  /** Routes what upstream servers ask or log to the client whose request it is. */
+  private readonly relay: ClientRelay;
+  private requestSeq = 0;
   private activity = 0;
   readonly resources: ResourceRouter;
   readonly prompts: PromptRouter;
@@ -152,12 +109,8 @@ export class McpHub {
   private readonly listenHolds = new Map<string, number>();
   /** Told of every change notification for all clients (the 2026-07-28 listen streams). */
   private readonly broadcastListeners = new Set<(notification: ServerNotification) => void>();
-  /**
-   * The level last forwarded to the upstream servers by `logging/setLevel` (re-applied after a
-   * restart): the most verbose any connected client asked for; each client is then filtered to
-   * its own level.
-   */
-  private upstreamLogLevel: LoggingLevel | undefined;
+  /** The level the upstream servers are asked to log at (the most verbose any client wants). */
+  private readonly logLevel: UpstreamLogLevel;
   private closingSessions = false;
   private stopWatching: (() => void) | undefined;
   private stopWatchingReady: (() => void) | undefined;
@@ -169,6 +122,14 @@ export class McpHub {
 
   constructor(private readonly options: McpHubOptions) {
     this.logger = options.logger.child({ component: "mcp-server" });
+    this.relay = new ClientRelay({
+      logger: this.logger,
+      models: options,
+      clientRequestTimeoutMs: options.clientRequestTimeoutMs ?? 10 * 60_000,
+      sessions: this.sessions,
+      notify: (session, notification, related) => this.notify(session, notification, related),
+    });
+    this.logLevel = new UpstreamLogLevel({ sessions: this.sessions, upstreams: () => this.upstreams(), progress: this.progress, logger: this.logger });
     this.resources = new ResourceRouter(() => this.upstreams(), this.logger);
     this.prompts = new PromptRouter(() => this.upstreams(), this.logger);
   }
@@ -192,7 +153,7 @@ export class McpHub {
     const requests: { method: string; params: Record<string, unknown> }[] = [];
     // Read and sent in one synchronous step: a setLevel or unsubscribe made after this point is
     // sent after these requests, on the same connection, so the server ends with the newest state.
-    const level = this.upstreamLogLevel;
+    const level = this.logLevel.current;
     if (level !== undefined && upstream.capabilities.logging !== undefined && upstream.client.era === "legacy") requests.push({ method: "logging/setLevel", params: { level } });
     if (upstream.capabilities.resources?.subscribe) {
       for (const uri of this.subscribedUris(name)) requests.push({ method: "resources/subscribe", params: { uri } });
@@ -227,19 +188,15 @@ export class McpHub {
    */
   readonly upstreamHandlers: UpstreamHandlers = (name, upstream) => {
     upstream.declareCapabilities(GATEWAY_CLIENT_CAPABILITIES);
-    upstream.onRequest("sampling/createMessage", (request, signal) => this.onSampling(name, request.params, signal) as never);
-    upstream.onRequest("elicitation/create", (request, signal) => this.onElicitation(name, request.params, signal) as never);
-    upstream.onRequest("roots/list", (request, signal) => this.onListRoots(name, request.params, signal) as never);
+    upstream.onRequest("sampling/createMessage", (request, signal) => this.relay.onSampling(name, request.params, signal) as never);
+    upstream.onRequest("elicitation/create", (request, signal) => this.relay.onElicitation(name, request.params, signal) as never);
+    upstream.onRequest("roots/list", (request, signal) => this.relay.onListRoots(name, request.params, signal) as never);
     upstream.onNotification("notifications/progress", (n) => this.progress.deliver(n.params));
-    upstream.onNotification("notifications/message", (n) => this.onLog(name, n.params));
+    upstream.onNotification("notifications/message", (n) => this.relay.onLog(name, n.params));
     upstream.onNotification("notifications/resources/updated", (n) => this.onResourceUpdated(n.params.uri, n.params));
     upstream.onNotification("notifications/resources/list_changed", () => this.notifyAll({ method: "notifications/resources/list_changed" }));
     upstream.onNotification("notifications/prompts/list_changed", () => this.notifyAll({ method: "notifications/prompts/list_changed" }));
-    upstream.onNotification("notifications/elicitation/complete", (n) => {
-      const target = this.target(name, "notifications/elicitation/complete");
-      if ("refused" in target) return;
-      if (clientCapabilities(target.session)?.elicitation?.url) void this.notify(target.session, { method: "notifications/elicitation/complete", params: n.params }, target.related);
-    });
+    upstream.onNotification("notifications/elicitation/complete", (n) => this.relay.onElicitationComplete(name, n.params));
   };
 
   /** Connected upstream servers, in config order. */
@@ -254,117 +211,6 @@ export class McpHub {
 
   private upstream(name: string): Upstream | undefined {
     return this.upstreams().find((u) => u.name === name);
-  }
-
-  /** Whose request an upstream server's request or log message belongs to (see Attribution). */
-  private attribute(server: string): Attribution {
-    const owners = new Set<DownstreamSession | undefined>();
-    let latest: InFlight | undefined;
-    for (const f of this.inflight) {
-      if (f.servers !== "all" && !f.servers.has(server)) continue;
-      owners.add(f.session);
-      if (!latest || f.seq > latest.seq) latest = f;
-    }
-    if (!latest) return { kind: "none" };
-    if (owners.size > 1) return { kind: "ambiguous" };
-    const session = latest.session;
-    if (!session || !latest.extra) return { kind: "outside" };
-    return this.sessions.get(session.id) === session ? { kind: "session", session, related: latest.extra } : { kind: "none" };
-  }
-
-  /** The stdio client: the gateway's only client, which may get what belongs to no request. */
-  private soleClient(): DownstreamSession | undefined {
-    for (const s of this.sessions.values()) if (s.kind === "stdio" && s.initialized) return s;
-    return undefined;
-  }
-
-  /**
-   * The client to pass an upstream server's request or message to: the session whose request it
-   * belongs to, else the stdio client; or why there is none (never another HTTP session).
-   */
-  private target(server: string, what: string): Target | { refused: Error; outside: boolean } {
-    const attribution = this.attribute(server);
-    if (attribution.kind === "session") return { session: attribution.session, related: attribution.related };
-    const sole = attribution.kind === "none" ? this.soleClient() : undefined;
-    if (sole) return { session: sole };
-    const why =
-      attribution.kind === "ambiguous"
-        ? `requests of several clients are in flight to MCP server "${server}", so the gateway cannot tell whose it is`
-        : attribution.kind === "outside"
-          ? `MCP server "${server}" made it while serving a /v1 request, which has no MCP client to ask`
-          : `MCP server "${server}" made it outside any client request, and the gateway passes it to no other client`;
-    return { refused: mcpError(ErrorCode.InvalidRequest, `The gateway refused ${what}: ${why}`), outside: attribution.kind === "outside" };
-  }
-
-  private async requestClient<S extends StandardSchemaV1>(target: Target, request: ClientRequest, schema: S, signal: AbortSignal): Promise<SchemaOutput<S>> {
-    const options = { signal, timeout: this.clientRequestTimeoutMs };
-    if (target.session.ask) return validated(schema, await target.session.ask(request), request.method);
-    try {
-      if (target.related) {
-        try {
-          return await target.related.mcpReq.send(request as never, schema, options);
-        } catch (error) {
-          // The request's stream is gone (answered meanwhile): ask on the session's own stream.
-          if (!(error instanceof Error) || !/No connection established/.test(error.message)) throw error;
-        }
-      }
-      return await target.session.server.request(request as never, schema, options);
-    } catch (error) {
-      throw relayError(error);
-    }
-  }
-
-  private async onSampling(server: string, params: Record<string, unknown> & { tools?: unknown; toolChoice?: unknown }, signal: AbortSignal) {
-    const target = this.target(server, "sampling/createMessage");
-    const model = this.options.config.gateway.sampling?.model;
-    if ("refused" in target) {
-      // /v1 traffic has no client to ask, but the gateway's own sampling model may answer it.
-      if (!target.outside || !model) throw target.refused;
-    } else if (clientCapabilities(target.session)?.sampling) {
-      const schema = params.tools !== undefined || params.toolChoice !== undefined ? CreateMessageResultWithToolsSchema : CreateMessageResultSchema;
-      return this.requestClient(target, { method: "sampling/createMessage", params }, schema, signal);
-    }
-    if (model) {
-      this.logger.info({ server, model }, "answering sampling with gateway.sampling.model");
-      return sampleWithModel(model, params as never, this.options, signal);
-    }
-    throw mcpError(ErrorCode.InvalidRequest, "The connected MCP client does not support sampling, and gateway.sampling.model is not configured");
-  }
-
-  private async onElicitation(server: string, params: Record<string, unknown> & { mode?: string }, signal: AbortSignal) {
-    const target = this.target(server, "elicitation/create");
-    if ("refused" in target) throw target.refused;
-    const supported = clientCapabilities(target.session)?.elicitation as { form?: object; url?: object } | undefined;
-    const mode = params.mode ?? "form";
-    const ok = supported !== undefined && (mode === "url" ? supported.url !== undefined : supported.form !== undefined || supported.url === undefined);
-    if (!ok) throw mcpError(ErrorCode.InvalidParams, `The connected MCP client does not support ${mode}-mode elicitation`);
-    return this.requestClient(target, { method: "elicitation/create", params }, ElicitResultSchema, signal);
-  }
-
-  private async onListRoots(server: string, params: Record<string, unknown> | undefined, signal: AbortSignal) {
-    const target = this.target(server, "roots/list");
-    if ("refused" in target) throw target.refused;
-    if (!target.session.relayRoots) {
-      throw mcpError(ErrorCode.InvalidRequest, "The gateway does not forward the roots of MCP clients over HTTP (gateway.forwardRoots is off)");
-    }
-    if (!clientCapabilities(target.session)?.roots) throw mcpError(ErrorCode.MethodNotFound, "The connected MCP client does not support roots");
-    return this.requestClient(target, { method: "roots/list", ...(params ? { params } : {}) }, ListRootsResultSchema, signal);
-  }
-
-  private ignored(session: DownstreamSession, level: LoggingLevel): boolean {
-    // A 2026-07-28 request without a logLevel asked for no log messages.
-    if (session.logLevel === undefined) return session.kind === "modern";
-    return LEVELS.indexOf(level) < LEVELS.indexOf(session.logLevel);
-  }
-
-  private onLog(server: string, params: LoggingMessageNotification["params"]): void {
-    const target = this.target(server, "a log message");
-    if ("refused" in target) {
-      // Not tied to one client's request: the gateway's own log keeps it, no client gets it.
-      this.logger.debug({ server, level: params.level, logger: params.logger, data: params.data }, "upstream log message (not tied to a client request)");
-      return;
-    }
-    if (!this.ignored(target.session, params.level)) void this.notify(target.session, { method: "notifications/message", params }, target.related);
   }
 
   private onResourceUpdated(uri: string, params: Record<string, unknown>): void {
@@ -498,7 +344,7 @@ export class McpHub {
     } = {},
   ): DownstreamSession {
     const session: DownstreamSession = {
-      id: `modern-${++this.seq}`,
+      id: `modern-${++this.requestSeq}`,
       server,
       kind: "modern",
       relayRoots: this.options.config.gateway.forwardRoots,
@@ -551,7 +397,7 @@ export class McpHub {
   async removeSession(session: DownstreamSession): Promise<void> {
     if (this.sessions.get(session.id) !== session) return;
     this.sessions.delete(session.id);
-    for (const f of this.inflight) if (f.session === session) this.inflight.delete(f);
+    this.relay.forget(session);
     await Promise.all([...session.subscriptions].map((uri) => this.unsubscribe(session, uri).catch(() => undefined)));
     if (session.logLevel !== undefined) await this.relaxUpstreamLevel();
   }
@@ -565,7 +411,7 @@ export class McpHub {
   async restoreSession(session: DownstreamSession, state: { logLevel?: LoggingLevel | undefined; subscriptions: readonly string[] }): Promise<void> {
     if (state.logLevel !== undefined) {
       session.logLevel = state.logLevel;
-      await this.applyUpstreamLevel(undefined);
+      await this.logLevel.apply(undefined);
     }
     await Promise.all(
       state.subscriptions.map(async (uri) => {
@@ -596,17 +442,6 @@ export class McpHub {
     await this.closeSessions();
   }
 
-  /** Runs `work` as a request served by `servers` (for routing what they send back); no session: /v1. */
-  private async track<T>(session: DownstreamSession | undefined, extra: RequestExtra | undefined, servers: ReadonlySet<string> | "all", work: () => Promise<T>): Promise<T> {
-    const entry: InFlight = { seq: ++this.seq, session, extra, servers };
-    this.inflight.add(entry);
-    try {
-      return await work();
-    } finally {
-      this.inflight.delete(entry);
-    }
-  }
-
   /** The upstream server a tool call goes to ("all" when the name is not listed). */
   private serversOfTool(name: string): ReadonlySet<string> | "all" {
     const server = this.pool?.registry.get(name)?.server;
@@ -624,7 +459,7 @@ export class McpHub {
         return {
           definitions: (target) => selected.definitions(target),
           has: (name) => selected.has(name),
-          call: (call, context) => this.track(session, extra, this.serversOfTool(call.name), () => selected.call(call, context)),
+          call: (call, context) => this.relay.track(session, extra, this.serversOfTool(call.name), () => selected.call(call, context)),
         };
       },
     };
@@ -669,7 +504,7 @@ export class McpHub {
     const supported = clientCapabilities(session)?.elicitation as { form?: object; url?: object } | undefined;
     // A client that declared elicitation without modes takes forms (the 2025-06-18 shape).
     if (!supported || (supported.form === undefined && supported.url !== undefined)) return {};
-    return { elicit: (params, signal) => this.requestClient({ session, related }, { method: "elicitation/create", params }, ElicitResultSchema, signal) as Promise<ElicitAnswer> };
+    return { elicit: (params, signal) => this.relay.requestClient({ session, related }, { method: "elicitation/create", params }, ElicitResultSchema, signal) as Promise<ElicitAnswer> };
   }
 
   /** Per-key rpm/tpm limits for the `chat` tool (the runtime's, over the state store). */
@@ -740,7 +575,7 @@ export class McpHub {
     }
     const params = { ...request.params, name: original };
     const target = upstream;
-    return this.track(session, extra, new Set([target.name]), () =>
+    return this.relay.track(session, extra, new Set([target.name]), () =>
       forwardRequest(target.client, "tools/call", params, CallToolResultSchema, { extra, timeoutMs: target.timeoutMs, progress: this.progress, modern: session.upstreamInput }),
     );
   }
@@ -787,7 +622,7 @@ export class McpHub {
   async readResource(session: DownstreamSession, request: ReadResourceRequest, extra: RequestExtra) {
     const upstream = await this.resources.ownerOf(request.params.uri);
     this.checkServer(session, upstream.name);
-    return this.track(session, extra, new Set([upstream.name]), () =>
+    return this.relay.track(session, extra, new Set([upstream.name]), () =>
       forwardRequest(upstream.client, "resources/read", request.params, ResultSchema, { extra, timeoutMs: upstream.timeoutMs, progress: this.progress, modern: session.upstreamInput }),
     );
   }
@@ -862,7 +697,7 @@ export class McpHub {
   async getPrompt(session: DownstreamSession, request: GetPromptRequest, extra: RequestExtra) {
     const { upstream, ref } = await this.prompts.resolve(request.params.name);
     this.checkServer(session, upstream.name);
-    return this.track(session, extra, new Set([upstream.name]), () =>
+    return this.relay.track(session, extra, new Set([upstream.name]), () =>
       forwardRequest(upstream.client, "prompts/get", { ...request.params, name: ref.tool }, ResultSchema, { extra, timeoutMs: upstream.timeoutMs, progress: this.progress, modern: session.upstreamInput }),
     );
   }
@@ -879,18 +714,9 @@ export class McpHub {
       upstream = await this.resources.ownerOfTemplate(ref.uri);
     }
     this.checkServer(session, upstream.name);
-    return this.track(session, extra, new Set([upstream.name]), () =>
+    return this.relay.track(session, extra, new Set([upstream.name]), () =>
       forwardRequest(upstream.client, "completion/complete", params, CompleteResultSchema, { extra, timeoutMs: upstream.timeoutMs, progress: this.progress }),
     );
-  }
-
-  /** The most verbose level any connected client asked for, if any did. */
-  private wantedUpstreamLevel(): LoggingLevel | undefined {
-    let most: number | undefined;
-    for (const session of this.sessions.values()) {
-      if (session.logLevel !== undefined) most = Math.min(most ?? LEVELS.length, LEVELS.indexOf(session.logLevel));
-    }
-    return most === undefined ? undefined : LEVELS[most];
   }
 
   /**
@@ -901,40 +727,14 @@ export class McpHub {
    */
   async setLevel(session: DownstreamSession, level: LoggingLevel, extra: RequestExtra): Promise<void> {
     session.logLevel = level;
-    await this.applyUpstreamLevel(extra);
+    await this.logLevel.apply(extra);
   }
 
   /** After a client left: the upstream servers need only what the remaining clients want. */
   private async relaxUpstreamLevel(): Promise<void> {
     if (this.closingSessions) return; // shutting down: the servers close next
-    await this.applyUpstreamLevel(undefined);
+    await this.logLevel.apply(undefined);
   }
-
-  /**
-   * Sends the level the connected clients want to every upstream server that logs, when it
-   * differs from the one in force. `extra`: the client request that caused it (its
-   * cancellation cancels the forwards).
-   */
-  private async applyUpstreamLevel(extra: RequestExtra | undefined): Promise<void> {
-    const wanted = this.wantedUpstreamLevel();
-    if (wanted === undefined || wanted === this.upstreamLogLevel) return;
-    this.upstreamLogLevel = wanted;
-    // logging/setLevel is of the 2025 era (a 2026-07-28 server gets the level per request).
-    const loggers = this.upstreams().filter((u) => u.capabilities.logging !== undefined && u.client.era === "legacy");
-    await Promise.all(
-      loggers.map((u) => {
-        const sent = extra
-          ? forwardRequest(u.client, "logging/setLevel", { level: wanted }, ResultSchema, { extra, timeoutMs: u.timeoutMs, progress: this.progress })
-          : u.client.request({ method: "logging/setLevel", params: { level: wanted } }, ResultSchema, { timeoutMs: u.timeoutMs });
-        return sent.catch((error: unknown) => {
-          // Not known to be in force: the next change sends it again rather than skipping.
-          if (this.upstreamLogLevel === wanted) this.upstreamLogLevel = undefined;
-          this.logger.warn({ server: u.name, err: String(error) }, "forwarding logging/setLevel failed");
-        });
-      }),
-    );
-  }
-
 
   /**
    * A client's roots changed (or a client with roots connected): upstream servers ask again. Only
