@@ -8,12 +8,12 @@
  * to. Any instance answers any request: nothing is kept between requests, but for the rare
  * multi-round exchange (./input-exchange.ts).
  */
-import { createMcpHandler, type AuthInfo, type McpHttpHandler, type McpRequestContext, type ServerNotification } from "@modelcontextprotocol/server";
+import { createMcpHandler, type AuthInfo, type McpHttpHandler, type McpRequestContext } from "@modelcontextprotocol/server";
 import type { Logger } from "../../core/logger.ts";
 import type { KeyPolicy } from "../shared/keys.ts";
 import type { McpHub } from "./hub.ts";
 import { InputExchanges } from "./input-exchange.ts";
-import { modernServer } from "./modern-server.ts";
+import { modernServer, publishChange } from "./modern-server.ts";
 import { onFinished } from "./stream-end.ts";
 
 export interface ModernCaller {
@@ -39,7 +39,7 @@ export class ModernMcpEndpoint {
       legacy: "reject",
       onerror: (error) => options.logger.debug({ err: error.message }, "mcp (2026-07-28) request refused or failed"),
     });
-    this.stopListening = options.hub.onBroadcast((notification) => this.publish(notification));
+    this.stopListening = options.hub.onBroadcast((notification) => publishChange(this.handler.notify, notification));
   }
 
   private serverFor(ctx: McpRequestContext) {
@@ -79,23 +79,6 @@ export class ModernMcpEndpoint {
     const uris = message.params?.notifications?.resourceSubscriptions;
     if (!Array.isArray(uris) || uris.length === 0) return undefined;
     return this.options.hub.holdResources(uris.filter((u): u is string => typeof u === "string"), key);
-  }
-
-  /** A change notification for every client: to the listen streams that asked for it. */
-  private publish(notification: ServerNotification): void {
-    const notify = this.handler.notify;
-    switch (notification.method) {
-      case "notifications/tools/list_changed":
-        return notify.toolsChanged();
-      case "notifications/prompts/list_changed":
-        return notify.promptsChanged();
-      case "notifications/resources/list_changed":
-        return notify.resourcesChanged();
-      case "notifications/resources/updated":
-        return notify.resourceUpdated(notification.params.uri);
-      default:
-        return;
-    }
   }
 
   async close(): Promise<void> {

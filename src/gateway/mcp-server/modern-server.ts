@@ -6,7 +6,8 @@
  * changes and resource updates reach the client on its `subscriptions/listen` stream, and a
  * question an upstream server asks mid-call goes back as an InputRequiredResult (./input-exchange.ts).
  */
-import { CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY, type ClientCapabilities, type LoggingLevel, type Server } from "@modelcontextprotocol/server";
+import { CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY, type ClientCapabilities, type LoggingLevel, type Server, type ServerNotification, type ServerNotifier } from "@modelcontextprotocol/server";
+import { LEVELS } from "./client-relay.ts";
 import type { KeyPolicy } from "../shared/keys.ts";
 import { ErrorCode, mcpError } from "./errors.ts";
 import type { McpHub } from "./hub.ts";
@@ -22,12 +23,29 @@ export interface ModernServerOptions {
   owner?: string | undefined;
 }
 
-const LEVELS = new Set<string>(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]);
+/**
+ * A change notification meant for every client, published to 2026-07-28 clients' listen streams
+ * (HTTP: the handler's notifier; stdio: the connection's server, which the SDK routes there).
+ */
+export function publishChange(notifier: ServerNotifier, notification: ServerNotification): void {
+  switch (notification.method) {
+    case "notifications/tools/list_changed":
+      return notifier.toolsChanged();
+    case "notifications/prompts/list_changed":
+      return notifier.promptsChanged();
+    case "notifications/resources/list_changed":
+      return notifier.resourcesChanged();
+    case "notifications/resources/updated":
+      return notifier.resourceUpdated(notification.params.uri);
+    default:
+      return;
+  }
+}
 
 /** The log level a 2026-07-28 request asked for (none: no log messages). */
 function logLevelOf(ctx: RequestExtra): LoggingLevel | undefined {
   const level = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[LOG_LEVEL_META_KEY];
-  return typeof level === "string" && LEVELS.has(level) ? (level as LoggingLevel) : undefined;
+  return typeof level === "string" && (LEVELS as readonly string[]).includes(level) ? (level as LoggingLevel) : undefined;
 }
 
 /**

@@ -10,12 +10,12 @@
  * of ./modern-server.ts, pinned for the connection: list changes and resource updates reach
  * its subscriptions/listen stream, questions of upstream servers come back as InputRequiredResults.
  */
-import type { ServerNotification, Server } from "@modelcontextprotocol/server";
+import type { Server, ServerNotifier } from "@modelcontextprotocol/server";
 import { serveStdio as serveSdkStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import type { Readable, Writable } from "node:stream";
 import type { McpHub } from "./hub.ts";
 import { InputExchanges } from "./input-exchange.ts";
-import { modernServer } from "./modern-server.ts";
+import { modernServer, publishChange } from "./modern-server.ts";
 
 export type StdioEnd = "stdin closed" | "stopped" | "transport closed";
 
@@ -24,20 +24,14 @@ export interface StdioServing {
   stop(): Promise<void>;
 }
 
-/** Delivers the hub's change notifications to a modern stdio client's listen stream. */
-function relayChanges(server: Server, notification: ServerNotification): Promise<void> {
-  switch (notification.method) {
-    case "notifications/tools/list_changed":
-      return server.sendToolListChanged();
-    case "notifications/prompts/list_changed":
-      return server.sendPromptListChanged();
-    case "notifications/resources/list_changed":
-      return server.sendResourceListChanged();
-    case "notifications/resources/updated":
-      return server.sendResourceUpdated(notification.params);
-    default:
-      return Promise.resolve();
-  }
+/** The change notifications of a 2026-07-28 stdio connection, through its server (the SDK routes them to its listen stream). */
+function serverNotifier(server: Server, onError: (error: unknown) => void): ServerNotifier {
+  return {
+    toolsChanged: () => void server.sendToolListChanged().catch(onError),
+    promptsChanged: () => void server.sendPromptListChanged().catch(onError),
+    resourcesChanged: () => void server.sendResourceListChanged().catch(onError),
+    resourceUpdated: (uri) => void server.sendResourceUpdated({ uri }).catch(onError),
+  };
 }
 
 export async function serveStdio(hub: McpHub, stdin: Readable = process.stdin, stdout: Writable = process.stdout): Promise<StdioServing> {
@@ -52,7 +46,8 @@ export async function serveStdio(hub: McpHub, stdin: Readable = process.stdin, s
       // the client then opens with initialize.)
       if (era === "legacy") return hub.createSession("stdio", { kind: "stdio" }).server;
       const server = modernServer({ hub, exchanges });
-      stopRelaying.push(hub.onBroadcast((notification) => void relayChanges(server, notification).catch(() => undefined)));
+      const notifier = serverNotifier(server, (error) => hub.logger.debug({ err: String(error) }, "change notification not delivered on stdio"));
+      stopRelaying.push(hub.onBroadcast((notification) => publishChange(notifier, notification)));
       return server;
     },
     { transport, onerror: (error) => hub.logger.debug({ err: error.message }, "stdio MCP error") },
