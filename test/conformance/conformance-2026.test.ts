@@ -4,18 +4,11 @@
  * reference server on the SDK 2.x packages (test/conformance/modern-fixture-server.ts) directly,
  * and against the gateway's /mcp while it fronts that server with `prefix: ""` — over HTTP,
  * where the gateway probes it and speaks 2026-07-28 to it. Every scenario that passes directly
- * must pass through the gateway, but for the ones listed in KNOWN_GAPS (each says why).
+ * must pass through the gateway.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMcpGateway, type McpGateway } from "../helpers/mcp-gateway-harness.ts";
 import { passing, runConformance, startModernFixtureHttp, type HttpServerUnderTest, type ScenarioResult } from "./run-conformance.ts";
-
-/**
- * SEP-2243 Mcp-Param-* headers: a tool's `x-mcp-header` declarations are checked by the SDK
- * server that registered the tool; the gateway relays tools it did not register (so it neither
- * checks the headers of a call nor sets them on the forwarded call).
- */
-const KNOWN_GAPS = ["http-custom-header-server-validation"];
 
 const supported = process.platform === "linux" && process.arch === "x64";
 
@@ -49,8 +42,8 @@ describe.skipIf(!supported)("conformance 2026-07-28 through the gateway", () => 
     expect(gateway!.gateway.pool.connection("upstream")?.upstream?.era).toBe("modern");
   });
 
-  it("passes through the gateway every scenario that passes directly, but the known gaps", () => {
-    const lost = passing(direct).filter((scenario) => !through.get(scenario)?.ok && !KNOWN_GAPS.includes(scenario));
+  it("passes through the gateway every scenario that passes directly", () => {
+    const lost = passing(direct).filter((scenario) => !through.get(scenario)?.ok);
     expect(lost.map((s) => `${s}: ${through.get(s)?.failures.join("; ") ?? "not run"}`)).toEqual([]);
     expect(through.size).toBe(direct.size);
   });

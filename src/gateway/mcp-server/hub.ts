@@ -533,6 +533,12 @@ export class McpHub implements SessionHub {
     return tools;
   }
 
+  /** The upstream definition of the listed tool `name`, when it is one of the key's servers' (for checks before a call is served). */
+  upstreamTool(name: string, key: KeyPolicy | undefined): Tool | undefined {
+    const entry = this.pool?.registry.get(name);
+    return entry && serverAllowed(key, entry.server) ? entry.tool : undefined;
+  }
+
   /** Refuses what belongs to a server outside the session's key, naming the servers it may use. */
   private checkServer(session: DownstreamSession, server: string): void {
     const key = session.key;

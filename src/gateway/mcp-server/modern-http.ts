@@ -14,6 +14,7 @@ import type { KeyPolicy } from "../shared/keys.ts";
 import type { McpHub } from "./hub.ts";
 import { InputExchanges } from "./input-exchange.ts";
 import { modernServer, publishChange } from "./modern-server.ts";
+import { headerDeclarations, headerMismatchResponse, paramHeaderMismatch } from "./param-headers.ts";
 import { onFinished } from "./stream-end.ts";
 
 export interface ModernCaller {
@@ -52,6 +53,8 @@ export class ModernMcpEndpoint {
 
   /** Serves one 2026-07-28 request; `body` is its parsed JSON body (POST). */
   async fetch(request: Request, body: unknown, caller: ModernCaller): Promise<Response> {
+    const refused = this.checkParamHeaders(request, body, caller.key);
+    if (refused) return refused;
     const authInfo: CallerAuth = { token: caller.owner ?? "", clientId: "mcp-gateway-key", scopes: [], extra: { caller } };
     const release = await this.holdListenedResources(body, caller.key);
     let response: Response;
@@ -67,6 +70,21 @@ export class ModernMcpEndpoint {
       return response;
     }
     return new Response(onFinished(response.body, release), { status: response.status, statusText: response.statusText, headers: response.headers });
+  }
+
+  /**
+   * A `tools/call` of a listed tool that declares `x-mcp-header` arguments: its `Mcp-Param-*`
+   * headers must match them (./param-headers.ts). Checked before the SDK serves the request (its
+   * answer is HTTP 400), so it comes before the SDK's own checks of the standard headers and the
+   * envelope, which an SDK server makes first.
+   */
+  private checkParamHeaders(request: Request, body: unknown, key: KeyPolicy | undefined): Response | undefined {
+    const message = body as { id?: unknown; method?: unknown; params?: { name?: unknown; arguments?: unknown } } | null | undefined;
+    if (message?.method !== "tools/call" || typeof message.params?.name !== "string") return undefined;
+    const tool = this.options.hub.upstreamTool(message.params.name, key);
+    if (!tool) return undefined;
+    const mismatch = paramHeaderMismatch(headerDeclarations(tool.inputSchema), message.params.arguments, request.headers);
+    return mismatch === undefined ? undefined : headerMismatchResponse(message.id, mismatch);
   }
 
   /**

@@ -279,7 +279,7 @@ export class McpConnection {
         return;
       }
       this.client = client;
-      this.upstreamView = upstreamClient(client);
+      this.upstreamView = upstreamClient(client, () => this.toolList);
       this.opened = opened;
       this.toolList = tools;
       this.modelToolNames = modelTools;

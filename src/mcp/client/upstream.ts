@@ -3,7 +3,8 @@
  * (src/gateway/mcp-server) uses it to forward requests and to receive what the server sends
  * back. Only src/mcp holds SDK `Client` objects: the gateway sees these two small interfaces.
  */
-import type { Client, ClientCapabilities, ClientContext, NotificationMethod, NotificationTypeMap, RequestMethod, RequestTypeMap, ResultTypeMap, ServerCapabilities, StandardSchemaV1 } from "@modelcontextprotocol/client";
+import { isInputRequiredResult } from "@modelcontextprotocol/client";
+import type { CallToolRequest, Client, ClientCapabilities, ClientContext, NotificationMethod, NotificationTypeMap, RequestMethod, RequestTypeMap, ResultTypeMap, ServerCapabilities, StandardSchemaV1, Tool } from "@modelcontextprotocol/client";
 
 /** Any MCP request or notification: the gateway forwards methods it does not know itself. */
 export interface UpstreamMessage {
@@ -79,15 +80,60 @@ export function handlerRegistry(client: Client): UpstreamHandlerRegistry {
   };
 }
 
-/** The UpstreamClient of a connected SDK client (read once: capabilities and instructions are fixed at initialize). */
-export function upstreamClient(client: Client): UpstreamClient {
+/**
+ * The UpstreamClient of a connected SDK client (read once: capabilities and instructions are fixed
+ * at initialize). `tools`: the server's current tool list (see callMirrored).
+ */
+export function upstreamClient(client: Client, tools: () => readonly Tool[]): UpstreamClient {
+  const era = client.getProtocolEra() === "modern" ? "modern" : "legacy";
+  const toolNamed = toolIndex(tools);
+  // The casts: the gateway forwards requests and notifications of any method, not only the ones the SDK types.
+  const send: UpstreamClient["request"] = (request, resultSchema, { signal, timeoutMs, allowInputRequired }) =>
+    client.request(request as never, resultSchema, { ...(signal ? { signal } : {}), timeout: timeoutMs, ...(allowInputRequired ? { allowInputRequired } : {}) }) as Promise<never>;
   return {
     capabilities: client.getServerCapabilities() ?? {},
     instructions: client.getInstructions(),
-    era: client.getProtocolEra() === "modern" ? "modern" : "legacy",
-    // The casts: the gateway forwards requests and notifications of any method, not only the ones the SDK types.
-    request: (request, resultSchema, { signal, timeoutMs, allowInputRequired }) =>
-      client.request(request as never, resultSchema, { ...(signal ? { signal } : {}), timeout: timeoutMs, ...(allowInputRequired ? { allowInputRequired } : {}) }) as Promise<never>,
+    era,
+    request: (request, resultSchema, options) => {
+      const tool = era === "modern" && request.method === "tools/call" ? toolNamed(String(request.params?.name)) : undefined;
+      return tool ? callMirrored(client, tool, request, resultSchema, options) : send(request, resultSchema, options);
+    },
     notify: (notification) => client.notification(notification as never),
   };
+}
+
+/** Looks tools up by name, in whichever list `tools()` holds now (indexed once per list). */
+function toolIndex(tools: () => readonly Tool[]): (name: string) => Tool | undefined {
+  let indexed: readonly Tool[] | undefined;
+  let byName = new Map<string, Tool>();
+  return (name) => {
+    const list = tools();
+    if (list !== indexed) {
+      indexed = list;
+      byName = new Map(list.map((tool) => [tool.name, tool]));
+    }
+    return byName.get(name);
+  };
+}
+
+/**
+ * A forwarded `tools/call` to a 2026-07-28 server, through the SDK's callTool: only callTool
+ * mirrors the arguments the tool's inputSchema marks `x-mcp-header` into the `Mcp-Param-*`
+ * headers the server checks (SEP-2243), and it does so from the definition given. That
+ * definition carries no outputSchema: results go to the gateway's client as they came (the
+ * client validates them), so the SDK must not refuse one on the gateway's side.
+ */
+async function callMirrored<S extends StandardSchemaV1>(client: Client, tool: Tool, request: UpstreamMessage, resultSchema: S, options: UpstreamRequestOptions): Promise<SchemaOutput<S>> {
+  const { signal, timeoutMs, allowInputRequired } = options;
+  const result = await client.callTool(request.params as CallToolRequest["params"], {
+    toolDefinition: { name: tool.name, inputSchema: tool.inputSchema },
+    ...(signal ? { signal } : {}),
+    timeout: timeoutMs,
+    ...(allowInputRequired ? { allowInputRequired } : {}),
+  });
+  // An InputRequiredResult the caller asked for is its to pass on, as client.request returns it.
+  if (isInputRequiredResult(result)) return result as SchemaOutput<S>;
+  const outcome = await resultSchema["~standard"].validate(result);
+  if (outcome.issues) throw new Error(`Invalid result for tools/call: ${outcome.issues.map((issue) => issue.message).join("; ")}`);
+  return outcome.value as SchemaOutput<S>;
 }
