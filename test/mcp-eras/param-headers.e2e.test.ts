@@ -5,36 +5,24 @@
  * call carries the header the upstream checks — and the gateway, which lists the declaration,
  * checks a 2026-07-28 client's headers against the arguments itself (400, -32020).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
-import { connectHttp, startMcpGateway, textOf, type McpGateway } from "../helpers/mcp-gateway-harness.ts";
-import { startModernFixtureHttp, type HttpServerUnderTest } from "../conformance/run-conformance.ts";
+import { connectHttp, textOf } from "../helpers/mcp-gateway-harness.ts";
+import { useModernUpstream } from "./modern-upstream.ts";
 
-let fixture: HttpServerUnderTest;
-let gateway: McpGateway;
-
-beforeAll(async () => {
-  fixture = await startModernFixtureHttp();
-  gateway = await startMcpGateway({ mcpServers: { modern: { type: "http", url: fixture.url } } });
-  expect(gateway.gateway.pool.connection("modern")?.upstream?.era).toBe("modern");
-}, 60_000);
-
-afterAll(async () => {
-  await gateway?.close();
-  await fixture?.stop();
-});
+const upstream = useModernUpstream();
 
 async function modernClient(): Promise<ModernClient> {
   const client = new ModernClient({ name: "param-headers", version: "1.0.0" }, { capabilities: {}, versionNegotiation: { mode: { pin: "2026-07-28" } } });
-  await client.connect(new ModernTransport(gateway.mcpUrl));
+  await client.connect(new ModernTransport(upstream.gateway.mcpUrl));
   return client;
 }
 
 /** One raw 2026-07-28 tools/call of the gateway's test_x_mcp_header, with the given extra headers. */
 async function rawCall(args: Record<string, unknown>, headers: Record<string, string>): Promise<{ status: number; body: { result?: unknown; error?: { code: number; message: string } } }> {
   const name = "modern__test_x_mcp_header";
-  const response = await fetch(gateway.mcpUrl, {
+  const response = await fetch(upstream.gateway.mcpUrl, {
     method: "POST",
     headers: {
       "content-type": "application/json",
@@ -90,7 +78,7 @@ describe("a tool declaring x-mcp-header, of a 2026-07-28 upstream", () => {
   });
 
   it("is called by a 2025-11-25 client (no headers of its own: the gateway sets them upstream)", async () => {
-    const { client } = await connectHttp(gateway.mcpUrl);
+    const { client } = await connectHttp(upstream.gateway.mcpUrl);
     try {
       const result = await client.callTool({ name: "modern__test_x_mcp_header", arguments: { region: "eu west/ü" } }, CallToolResultSchema);
       expect(result.isError).not.toBe(true);

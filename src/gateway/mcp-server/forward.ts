@@ -3,7 +3,7 @@
  * caller), the downstream abort signal cancels the upstream request, and upstream progress is
  * relayed with the downstream client's own progress token.
  */
-import { CLIENT_CAPABILITIES_META_KEY, type Progress, type StandardSchemaV1 } from "@modelcontextprotocol/server";
+import { CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY, type LoggingLevel, type Progress, type StandardSchemaV1 } from "@modelcontextprotocol/server";
 import { ErrorCode, mcpError, relayError } from "./errors.ts";
 import type { SchemaOutput, UpstreamClient } from "../../mcp/pool.ts";
 import type { ModernInput, RequestExtra } from "./types.ts";
@@ -68,6 +68,15 @@ function withModernInput(params: Params | undefined, input: ModernInput): Params
   };
 }
 
+/**
+ * The params with the log level in the `_meta` envelope: a 2026-07-28 server logs while serving
+ * a request only at the level the request asks for (none without one), where a 2025 server has
+ * the level `logging/setLevel` set.
+ */
+function withLogLevel(params: Params | undefined, level: LoggingLevel | undefined): Params | undefined {
+  return level === undefined ? params : { ...params, _meta: { ...params?._meta, [LOG_LEVEL_META_KEY]: level } };
+}
+
 export interface Forwarding {
   extra: RequestExtra;
   /**
@@ -79,6 +88,11 @@ export interface Forwarding {
   /** How long the server may stay silent: counted from the request, and again from each progress notification. */
   timeoutMs: number;
   progress: ProgressRoutes;
+  /**
+   * The level the client wants log messages at (a 2026-07-28 request's logLevel, a 2025
+   * session's logging/setLevel), sent to a 2026-07-28 server with the request.
+   */
+  logLevel?: LoggingLevel | undefined;
 }
 
 /** The longest delay setTimeout takes. */
@@ -89,7 +103,7 @@ export async function forwardRequest<S extends StandardSchemaV1>(
   method: string,
   params: Params | undefined,
   schema: S,
-  { extra, timeoutMs, progress, modern }: Forwarding,
+  { extra, timeoutMs, progress, modern, logLevel }: Forwarding,
 ): Promise<SchemaOutput<S>> {
   const passThrough = modern !== undefined && client.era === "modern";
   // Aborted by the client's cancellation, or when the server stays silent too long (the SDK's
@@ -115,7 +129,8 @@ export async function forwardRequest<S extends StandardSchemaV1>(
           timer = setTimeout(expire, timeoutMs);
           relay(p);
         });
-  const forwarded = passThrough ? withModernInput(withProgressToken(params, token), modern) : withProgressToken(params, token);
+  const withToken = withProgressToken(params, token);
+  const forwarded = client.era === "modern" ? withLogLevel(passThrough ? withModernInput(withToken, modern) : withToken, logLevel) : withToken;
   try {
     // With passThrough, the result may be an InputRequiredResult rather than S's: the caller
     // (the 2026-07-28 door) returns either as it is.

@@ -582,7 +582,7 @@ export class McpHub implements SessionHub {
     const params = { ...request.params, name: original };
     const target = upstream;
     return this.relay.track(session, extra, new Set([target.name]), () =>
-      forwardRequest(target.client, "tools/call", params, CallToolResultSchema, { extra, timeoutMs: target.timeoutMs, progress: this.progress, modern: session.upstreamInput }),
+      forwardRequest(target.client, "tools/call", params, CallToolResultSchema, { extra, timeoutMs: target.timeoutMs, progress: this.progress, modern: session.upstreamInput, logLevel: session.logLevel }),
     );
   }
 
@@ -629,7 +629,7 @@ export class McpHub implements SessionHub {
     const upstream = await this.resources.ownerOf(request.params.uri);
     this.checkServer(session, upstream.name);
     return this.relay.track(session, extra, new Set([upstream.name]), () =>
-      forwardRequest(upstream.client, "resources/read", request.params, ResultSchema, { extra, timeoutMs: upstream.timeoutMs, progress: this.progress, modern: session.upstreamInput }),
+      forwardRequest(upstream.client, "resources/read", request.params, ResultSchema, { extra, timeoutMs: upstream.timeoutMs, progress: this.progress, modern: session.upstreamInput, logLevel: session.logLevel }),
     );
   }
 
@@ -704,7 +704,7 @@ export class McpHub implements SessionHub {
     const { upstream, ref } = await this.prompts.resolve(request.params.name);
     this.checkServer(session, upstream.name);
     return this.relay.track(session, extra, new Set([upstream.name]), () =>
-      forwardRequest(upstream.client, "prompts/get", { ...request.params, name: ref.tool }, ResultSchema, { extra, timeoutMs: upstream.timeoutMs, progress: this.progress, modern: session.upstreamInput }),
+      forwardRequest(upstream.client, "prompts/get", { ...request.params, name: ref.tool }, ResultSchema, { extra, timeoutMs: upstream.timeoutMs, progress: this.progress, modern: session.upstreamInput, logLevel: session.logLevel }),
     );
   }
 
@@ -721,7 +721,7 @@ export class McpHub implements SessionHub {
     }
     this.checkServer(session, upstream.name);
     return this.relay.track(session, extra, new Set([upstream.name]), () =>
-      forwardRequest(upstream.client, "completion/complete", params, CompleteResultSchema, { extra, timeoutMs: upstream.timeoutMs, progress: this.progress }),
+      forwardRequest(upstream.client, "completion/complete", params, CompleteResultSchema, { extra, timeoutMs: upstream.timeoutMs, progress: this.progress, logLevel: session.logLevel }),
     );
   }
 
