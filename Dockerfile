@@ -11,7 +11,10 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+# --omit=optional too: @google/genai (whose types the Gemini adapter compiles against) declares
+# the MCP SDK 1.x as an optional peer, which would otherwise bring it and its Express stack (78
+# packages) into the image unused. The production tree has no optional dependency of its own.
+RUN npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund
 RUN npm install --prefix .tools --ignore-scripts --no-audit --no-fund \
       "typescript@$(node -p "require('./package.json').devDependencies.typescript")" \
       "@types/node@$(node -p "require('./package.json').devDependencies['@types/node']")"
