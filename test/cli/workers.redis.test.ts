@@ -92,8 +92,9 @@ describe("serve --workers 2 with Redis", () => {
   it("runs two gateway processes on one port, each with its own MCP servers, and both answer", async () => {
     const workers = workerPids();
     expect(workers).toHaveLength(2);
-    // Each worker is a whole gateway: it starts the MCP server itself (in the background).
-    await vi.waitFor(() => expect(logLines(log)).toHaveLength(2), { timeout: 20_000, interval: 50 });
+    // Each worker is a whole gateway: it starts the MCP server itself (in the background), and
+    // for a moment a second one, which lists the tools models may use (probeModelTools).
+    await vi.waitFor(() => expect(logLines(log)).toHaveLength(4), { timeout: 20_000, interval: 50 });
     upstream.script(replies({ text: "Hi." }));
     for (let i = 0; i < 8; i++) {
       const { status, json } = await post("/v1/chat/completions", { model: "p/m", messages: [{ role: "user", content: "Hi" }] });
@@ -164,8 +165,9 @@ describe("serve --workers 2 with Redis", () => {
 
   it("on SIGTERM stops every worker gracefully, with their MCP servers, and exits 0", async () => {
     const workers = workerPids();
+    // One MCP server each, once the restarted worker's start (and its probe session) is over.
+    await vi.waitFor(() => expect(workers.flatMap((pid) => serverPids(pid))).toHaveLength(2), { timeout: 20_000, interval: 50 });
     const servers = workers.flatMap((pid) => serverPids(pid));
-    expect(servers).toHaveLength(2);
     gateway.child.kill("SIGTERM");
     expect(await gateway.exited).toBe(0);
     expect(gateway.stderr()).toMatch(/"worker":\d+[^\n]*"msg":"stopped"[\s\S]*"worker":\d+[^\n]*"msg":"stopped"/);
