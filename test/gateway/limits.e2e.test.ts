@@ -81,35 +81,64 @@ describe("limits", () => {
     await expectError(await post({ model: "slow", messages: [{ role: "user", content: "hi" }] }), 504, { type: "timeout_error", code: "request_timeout" });
   });
 
+});
+
+/**
+ * Concurrency on a gateway of its own, whose deadline is far away: a held stream keeps its slot
+ * until the test releases it. (On the shared gateway its 300 ms deadline freed the slots before a
+ * busy machine got to the refused request, and a slot still held failed the next test with 429.)
+ */
+describe("maxConcurrentRequests: one budget for /v1 and /mcp", () => {
+  let capped: RunningGateway;
+  beforeAll(async () => {
+    capped = await startGateway(
+      { mcpServers: {}, providers: { fake: { type: "openai", baseURL: `${upstream.url}/v1` } }, gateway: { apiKeys: ["${GW_KEY}"], maxConcurrentRequests: 2, retries: { attempts: 1 } } },
+      { env: { GW_KEY: KEY } },
+    );
+  });
+  afterAll(async () => {
+    await capped?.close();
+  });
+  const postCapped = (body: unknown) => fetch(`${capped.url}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${KEY}` }, body: JSON.stringify(body) });
+  /** Until the gateway has let go of every slot (a closed stream is noticed asynchronously). */
+  const allSlotsFree = () =>
+    vi.waitFor(
+      async () => {
+        upstream.script([{ text: "free" }, { text: "free" }]);
+        const both = await Promise.all([postCapped(hi), postCapped(hi)]);
+        expect(both.map((r) => r.status)).toEqual([200, 200]);
+      },
+      { timeout: 10_000, interval: 20 },
+    );
+
   it("sheds requests beyond maxConcurrentRequests with 429 and retry-after, and recovers", async () => {
     const release = deferred();
     upstream.script(() => ({ text: "held open", hang: release.promise }));
-    const held = [post({ ...hi, stream: true }), post({ ...hi, stream: true })];
+    const held = [postCapped({ ...hi, stream: true }), postCapped({ ...hi, stream: true })];
     const responses = await Promise.all(held); // both streaming, both counted while open
-    const refused = await post(hi);
+    const refused = await postCapped(hi);
     expect(refused.headers.get("retry-after")).toBe("1");
     await expectError(refused, 429, { type: "rate_limit_error", code: "too_many_concurrent_requests" });
     release.resolve();
     await Promise.all(responses.map((r) => r.text()));
-    upstream.script([{ text: "ok again" }]);
-    expect((await post(hi)).status).toBe(200);
+    // And recovers: both slots serve again.
+    await allSlotsFree();
   });
-});
 
-describe("one concurrency budget for /v1 and /mcp", () => {
   it("an open MCP session stream and a /v1 stream together fill a cap of 2", async () => {
     const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
     const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
     const release = deferred();
     upstream.script(() => ({ text: "held open", hang: release.promise }));
-    const held = await post({ ...hi, stream: true }); // slot 1
+    const held = await postCapped({ ...hi, stream: true }); // slot 1
     const client = new Client({ name: "t", version: "1" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${KEY}` } } }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${capped.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${KEY}` } } }));
     // The client's standalone GET stream takes slot 2 once open; wait until /v1 is refused.
-    await vi.waitFor(async () => expect((await post(hi)).status).toBe(429), { timeout: 5000, interval: 20 });
+    await vi.waitFor(async () => expect((await postCapped(hi)).status).toBe(429), { timeout: 5000, interval: 20 });
     release.resolve();
     await held.text();
     await client.close();
+    await allSlotsFree();
   });
 });
 
