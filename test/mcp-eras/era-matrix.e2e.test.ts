@@ -176,3 +176,18 @@ describe.each(clients)("$name", ({ connect }) => {
     });
   });
 });
+
+describe("a 2026-07-28 client's resource subscriptions", () => {
+  it("get the updates of a 2025 upstream's resource on its listen stream, for as long as it listens", async () => {
+    const client = new ModernClient({ name: "matrix-listen", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+    await client.connect(new ModernTransport(gateway.mcpUrl));
+    const updated = signal<string>();
+    client.setNotificationHandler("notifications/resources/updated", (n) => updated.resolve(n.params.uri));
+    const subscription = await client.listen({ resourceSubscriptions: ["test://static-text"] });
+    // The gateway subscribed upstream for the stream: the fixture's touch reaches the client.
+    await client.callTool({ name: "legacyfix__probe_touch", arguments: { uri: "test://static-text" } });
+    expect(await updated.promise).toBe("test://static-text");
+    await subscription.close();
+    await client.close();
+  });
+});

@@ -51,6 +51,7 @@ import { PromptRouter } from "./prompts.ts";
 import { ResourceRouter } from "./resources.ts";
 import { ClientRelay, clientCapabilities } from "./client-relay.ts";
 import { UpstreamLogLevel } from "./log-levels.ts";
+import { UpstreamSubscriptions } from "./subscriptions.ts";
 import { registerSessionHandlers, type SessionHub } from "./session-server.ts";
 import type { DownstreamSession, ModernInput, RequestExtra, Upstream } from "./types.ts";
 
@@ -103,10 +104,8 @@ export class McpHub implements SessionHub {
   /** A number per upstream session: a restarted server has a new UpstreamClient (its lists may have changed). */
   private readonly sessionIds = new WeakMap<UpstreamClient, number>();
   private sessionIdSeq = 0;
-  /** URI -> the server the gateway subscribed to it upstream. */
-  private readonly upstreamSubscriptions = new Map<string, string>();
-  /** URI -> how many open 2026-07-28 `subscriptions/listen` streams asked for its updates. */
-  private readonly listenHolds = new Map<string, number>();
+  /** The upstream resource subscriptions the clients' subscriptions and listen streams need. */
+  private readonly subscriptions: UpstreamSubscriptions;
   /** Told of every change notification for all clients (the 2026-07-28 listen streams). */
   private readonly broadcastListeners = new Set<(notification: ServerNotification) => void>();
   /** The level the upstream servers are asked to log at (the most verbose any client wants). */
@@ -132,6 +131,7 @@ export class McpHub implements SessionHub {
     this.logLevel = new UpstreamLogLevel({ sessions: this.sessions, upstreams: () => this.upstreams(), progress: this.progress, logger: this.logger });
     this.resources = new ResourceRouter(() => this.upstreams(), this.logger);
     this.prompts = new PromptRouter(() => this.upstreams(), this.logger);
+    this.subscriptions = new UpstreamSubscriptions({ sessions: this.sessions, resources: this.resources, upstream: (name) => this.upstream(name), progress: this.progress, logger: this.logger });
   }
 
   /** Attaches the pool (made with `upstreamHandlers` below). */
@@ -156,7 +156,7 @@ export class McpHub implements SessionHub {
     const level = this.logLevel.current;
     if (level !== undefined && upstream.capabilities.logging !== undefined && upstream.client.era === "legacy") requests.push({ method: "logging/setLevel", params: { level } });
     if (upstream.capabilities.resources?.subscribe) {
-      for (const uri of this.subscribedUris(name)) requests.push({ method: "resources/subscribe", params: { uri } });
+      for (const uri of this.subscriptions.urisOf(name)) requests.push({ method: "resources/subscribe", params: { uri } });
     }
     if (requests.length === 0) return;
     this.logger.info({ server: name, requests: requests.map((r) => r.method) }, "re-applying logging level and subscriptions to a (re)connected server");
@@ -167,16 +167,6 @@ export class McpHub implements SessionHub {
         ),
       ),
     );
-  }
-
-  /** URIs owned by `server` that some connected client is subscribed to. */
-  private subscribedUris(server: string): string[] {
-    const uris = new Set<string>();
-    for (const session of this.sessions.values()) {
-      for (const uri of session.subscriptions) if (this.upstreamSubscriptions.get(uri) === server) uris.add(uri);
-    }
-    for (const uri of this.listenHolds.keys()) if (this.upstreamSubscriptions.get(uri) === server) uris.add(uri);
-    return [...uris];
   }
 
   /* ------------------------------------------------------------------ upstream side */
@@ -416,11 +406,7 @@ export class McpHub implements SessionHub {
     await Promise.all(
       state.subscriptions.map(async (uri) => {
         try {
-          const upstream = await this.resources.ownerOf(uri);
-          if (!this.upstreamSubscriptions.has(uri)) {
-            await upstream.client.request({ method: "resources/subscribe", params: { uri } }, ResultSchema, { timeoutMs: upstream.timeoutMs });
-            this.upstreamSubscriptions.set(uri, upstream.name);
-          }
+          await this.subscriptions.ensure(uri, await this.resources.ownerOf(uri));
         } catch (error) {
           this.logger.warn({ session: session.id, uri, err: String(error) }, "could not renew a restored session's subscription upstream");
         }
@@ -636,61 +622,18 @@ export class McpHub implements SessionHub {
   async subscribe(session: DownstreamSession, uri: string, extra: RequestExtra): Promise<void> {
     const upstream = await this.resources.ownerOf(uri);
     this.checkServer(session, upstream.name);
-    if (!this.upstreamSubscriptions.has(uri)) {
-      await forwardRequest(upstream.client, "resources/subscribe", { uri }, ResultSchema, { extra, timeoutMs: upstream.timeoutMs, progress: this.progress });
-      this.upstreamSubscriptions.set(uri, upstream.name);
-    }
+    await this.subscriptions.ensure(uri, upstream, extra);
     session.subscriptions.add(uri);
   }
 
   async unsubscribe(session: DownstreamSession, uri: string, extra?: RequestExtra): Promise<void> {
     session.subscriptions.delete(uri);
-    await this.releaseUpstream(uri, extra);
+    await this.subscriptions.release(uri, extra);
   }
 
-  /**
-   * Updates of `uri` for the open 2026-07-28 listen streams that ask for them (those of the key's
-   * servers): the gateway subscribes upstream, as for a 2025-11-25 `resources/subscribe`. The
-   * returned function lets go (when the stream ends). A URI no server has is skipped (logged).
-   */
-  async holdResources(uris: readonly string[], key: KeyPolicy | undefined): Promise<() => void> {
-    const held: string[] = [];
-    await Promise.all(
-      uris.map(async (uri) => {
-        try {
-          const upstream = await this.resources.ownerOf(uri);
-          if (!serverAllowed(key, upstream.name)) return;
-          this.listenHolds.set(uri, (this.listenHolds.get(uri) ?? 0) + 1);
-          held.push(uri);
-          if (!this.upstreamSubscriptions.has(uri) && upstream.capabilities.resources?.subscribe) {
-            await upstream.client.request({ method: "resources/subscribe", params: { uri } }, ResultSchema, { timeoutMs: upstream.timeoutMs });
-            this.upstreamSubscriptions.set(uri, upstream.name);
-          }
-        } catch (error) {
-          this.logger.warn({ uri, err: String(error) }, "could not subscribe upstream for a subscriptions/listen stream");
-        }
-      }),
-    );
-    return () => {
-      for (const uri of held) {
-        const count = (this.listenHolds.get(uri) ?? 1) - 1;
-        if (count > 0) this.listenHolds.set(uri, count);
-        else this.listenHolds.delete(uri);
-        this.releaseUpstream(uri).catch((error: unknown) => this.logger.debug({ uri, err: String(error) }, "resources/unsubscribe failed"));
-      }
-    };
-  }
-
-  /** Unsubscribes upstream from `uri` once no client (session or listen stream) wants its updates. */
-  private async releaseUpstream(uri: string, extra?: RequestExtra): Promise<void> {
-    const server = this.upstreamSubscriptions.get(uri);
-    if (server === undefined || this.listenHolds.has(uri)) return;
-    for (const other of this.sessions.values()) if (other.subscriptions.has(uri)) return;
-    this.upstreamSubscriptions.delete(uri);
-    const upstream = this.upstream(server);
-    if (!upstream) return;
-    if (extra) await forwardRequest(upstream.client, "resources/unsubscribe", { uri }, ResultSchema, { extra, timeoutMs: upstream.timeoutMs, progress: this.progress });
-    else await upstream.client.request({ method: "resources/unsubscribe", params: { uri } }, ResultSchema, { timeoutMs: upstream.timeoutMs });
+  /** Resource updates for a 2026-07-28 listen stream (see UpstreamSubscriptions.hold). */
+  holdResources(uris: readonly string[], key: KeyPolicy | undefined): Promise<() => void> {
+    return this.subscriptions.hold(uris, key);
   }
 
   /** Every server's prompts, or those of the session's key's servers. */
