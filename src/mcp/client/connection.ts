@@ -14,7 +14,8 @@ import { StderrTail } from "./stderr-tail.ts";
 import { connectClient, spawnFailure, type OpenedTransport } from "./transport.ts";
 import { handlerRegistry, upstreamClient, type UpstreamClient, type UpstreamHandlers } from "./upstream.ts";
 import { endProcesses, markedProcesses, newMarker } from "./server-processes.ts";
-import { EraVerdict, eraOf, listenForChanges, versionNegotiation } from "./era.ts";
+import { EraVerdict, eraOf, versionNegotiation } from "./era.ts";
+import { listenForChanges } from "./listen.ts";
 import { errorType, traceMcpRequest } from "../../core/tracing.ts";
 import { listToolNamesAs } from "./model-tools-probe.ts";
 
@@ -286,7 +287,10 @@ export class McpConnection {
       this.connectedAt = Date.now();
       this.setState({ status: "ready", transport: opened.kind, startupMs: Date.now() - started, error: undefined, retryAt: undefined });
       this.options.logger.info({ server: this.name, tools: this.toolList.length, ms: this.state.startupMs, era: eraOf(client) }, "mcp server ready");
-      if (eraOf(client) === "modern") void listenForChanges(client, { server: this.name, logger: this.options.logger, current: () => this.client === client });
+      // A reopened stream missed what changed while none was open: the tools are listed again.
+      if (eraOf(client) === "modern") {
+        void listenForChanges(client, { server: this.name, logger: this.options.logger, current: () => this.client === client, reopened: () => void this.refreshTools() });
+      }
     } catch (error) {
       clearTimeout(timer);
       // Forget the half-connected client, so that closing it is not taken for a crash of a

@@ -4,11 +4,10 @@
  * server/discover (the SDK falls back to initialize); the verdict is kept, so a restart or
  * reconnect adopts it with no round trip (a modern verdict that went stale fails loudly, and the
  * next start probes again). A modern connection receives list changes only on a
- * `subscriptions/listen` stream, which the gateway keeps open for as long as it is connected.
+ * `subscriptions/listen` stream (./listen.ts).
  */
 import type { Client, PriorDiscovery, VersionNegotiationOptions } from "@modelcontextprotocol/client";
 import type { ServerConfig } from "../../core/config/index.ts";
-import type { Logger } from "../../core/logger.ts";
 
 /** The SDK's negotiation for a server's `era` (undefined: the 2025 handshake, no probe). */
 export function versionNegotiation(config: ServerConfig, probeTimeoutMs: number): VersionNegotiationOptions | undefined {
@@ -41,23 +40,4 @@ export class EraVerdict {
 /** The era a connected client speaks. */
 export function eraOf(client: Client): "modern" | "legacy" {
   return client.getProtocolEra() === "modern" ? "modern" : "legacy";
-}
-
-/**
- * Keeps a `subscriptions/listen` stream open on a modern connection, for the list changes the
- * gateway relays (its handlers for them are registered on the client). A stream the server
- * drops is opened again (after `retryMs`) while `current()` says the client is still in use; a
- * server that refuses to listen is logged once and left alone.
- */
-export async function listenForChanges(client: Client, options: { server: string; logger: Logger; current: () => boolean; retryMs?: number }): Promise<void> {
-  while (options.current()) {
-    try {
-      const subscription = await client.listen({ toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true });
-      if ((await subscription.closed) !== "remote") return;
-    } catch (error) {
-      if (options.current()) options.logger.warn({ server: options.server, err: error instanceof Error ? error.message : String(error) }, "subscriptions/listen to a 2026-07-28 MCP server failed: its list changes are not seen");
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, options.retryMs ?? 1_000).unref());
-  }
 }
