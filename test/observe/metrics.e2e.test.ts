@@ -139,10 +139,13 @@ describe("GET /metrics", () => {
     expect(total(samples, "gen_ai_client_operation_duration_seconds_count", { gen_ai_provider_name: "flaky" })).toBe(1);
     expect(total(samples, "gen_ai_client_operation_duration_seconds_count", { gen_ai_provider_name: "down", error_type: "upstream_503" })).toBe(1);
     // Requests served (routed to a model; a refusal at the door is not a GenAI request).
-    expect(total(samples, "gen_ai_server_request_duration_seconds_count", { gen_ai_request_model: "p/m" })).toBe(4);
-    expect(total(samples, "gen_ai_server_request_duration_seconds_count", { gen_ai_request_model: "down/m", error_type: "upstream_503" })).toBe(1);
+    // gen_ai_provider_name (Required by the conventions) is the provider that answered: p for the fallback.
+    expect(total(samples, "gen_ai_server_request_duration_seconds_count", { gen_ai_provider_name: "p", gen_ai_request_model: "p/m" })).toBe(4);
+    expect(total(samples, "gen_ai_server_request_duration_seconds_count", { gen_ai_provider_name: "p", gen_ai_request_model: "fb" })).toBe(1);
+    expect(total(samples, "gen_ai_server_request_duration_seconds_count", { gen_ai_provider_name: "down", gen_ai_request_model: "down/m", error_type: "upstream_503" })).toBe(1);
     expect(find(samples, "gen_ai_server_request_duration_seconds_count", { gen_ai_request_model: "p/m", error_type: "rate_limit_exceeded" })).toHaveLength(0);
-    expect(total(samples, "gen_ai_server_time_to_first_token_seconds_count", { gen_ai_request_model: "p/m" })).toBe(1);
+    expect(find(samples, "gen_ai_server_request_duration_seconds_count").every((s) => s.labels.gen_ai_provider_name)).toBe(true);
+    expect(total(samples, "gen_ai_server_time_to_first_token_seconds_count", { gen_ai_provider_name: "p", gen_ai_request_model: "p/m" })).toBe(1);
     // The tool: executed by the loop, and the MCP request to the server.
     expect(total(samples, "gen_ai_execute_tool_duration_seconds_count", { gen_ai_tool_name: "everything__echo", mcp_server: "everything" })).toBe(1);
     expect(total(samples, "mcp_client_operation_duration_seconds_count", { mcp_method_name: "tools/call", gen_ai_tool_name: "echo", mcp_server: "everything" })).toBe(1);

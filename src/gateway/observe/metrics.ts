@@ -100,14 +100,14 @@ export class GatewayMetrics {
   readonly serverDuration = new Histogram({
     name: prometheusName(METRIC.GEN_AI_SERVER_REQUEST_DURATION, "seconds"),
     help: "Duration of chat requests served by the gateway, every turn and tool call included",
-    labelNames: [OP, REQUEST_MODEL, RESPONSE_MODEL, ERROR_TYPE],
+    labelNames: [OP, PROVIDER, REQUEST_MODEL, RESPONSE_MODEL, ERROR_TYPE],
     buckets: DURATION_BUCKETS,
     registers: [this.registry],
   });
   readonly timeToFirstToken = new Histogram({
     name: prometheusName(METRIC.GEN_AI_SERVER_TIME_TO_FIRST_TOKEN, "seconds"),
     help: "Time from a streamed request's arrival to its first token sent to the client",
-    labelNames: [OP, REQUEST_MODEL],
+    labelNames: [OP, PROVIDER, REQUEST_MODEL],
     buckets: TTFT_BUCKETS,
     registers: [this.registry],
   });

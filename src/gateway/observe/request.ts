@@ -179,8 +179,10 @@ export class RequestObservation implements ModelCallObserver {
         if (!this.firstToken) this.firstTokenSent();
         break;
       case "model_start":
-        if (event.provider && this.record) {
-          this.record.answeredBy = event.provider;
+        if (event.provider) {
+          // The provider answering now (a fallback's, after the first failed): time to first token's.
+          this.provider = event.provider;
+          if (this.record) this.record.answeredBy = event.provider;
         }
         break;
       case "model_response":
@@ -218,7 +220,7 @@ export class RequestObservation implements ModelCallObserver {
   private firstTokenSent(): void {
     this.firstToken = true;
     if (!this.streaming) return;
-    this.ctx.metrics?.timeToFirstToken.observe(this.ctx.metrics.bound({ gen_ai_operation_name: OPERATION.CHAT, gen_ai_request_model: this.requested }), (performance.now() - this.started) / 1000);
+    this.ctx.metrics?.timeToFirstToken.observe(this.ctx.metrics.bound({ gen_ai_operation_name: OPERATION.CHAT, gen_ai_provider_name: this.provider, gen_ai_request_model: this.requested }), (performance.now() - this.started) / 1000);
   }
 
   /** The open model entry of the timeline (the last one, while its call runs). */
@@ -389,7 +391,7 @@ export class RequestObservation implements ModelCallObserver {
       metrics.requests.inc(metrics.bound({ door, model: this.requested, provider: this.provider, status: String(status) }));
       if (outcome) metrics.turns.observe({ door }, outcome.turns);
       if (this.requested !== "" || outcome) {
-        const labels: Record<string, string> = { gen_ai_operation_name: OPERATION.CHAT, gen_ai_request_model: this.requested };
+        const labels: Record<string, string> = { gen_ai_operation_name: OPERATION.CHAT, gen_ai_provider_name: this.provider, gen_ai_request_model: this.requested };
         if (this.responseModel !== "") labels.gen_ai_response_model = this.responseModel;
         metrics.serverDuration.observe(metrics.bound(failed && type ? { ...labels, error_type: type } : labels), seconds);
       }
