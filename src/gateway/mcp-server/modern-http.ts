@@ -5,7 +5,8 @@
  * Mcp-Method / Mcp-Name headers against the body (-32020), the protocol version (-32022) and the
  * client capabilities a request needs (-32021), adds `resultType` and the lists' cache fields,
  * and serves `subscriptions/listen` streams, which the hub's change notifications are published
- * to. Any instance answers any request: nothing is kept between requests, but for the rare
+ * to. The `Mcp-Param-*` headers of a `tools/call` are the gateway's to check (./param-headers.ts):
+ * the SDK checks them only for tools of its McpServer. Any instance answers any request: nothing is kept between requests, but for the rare
  * multi-round exchange (./input-exchange.ts).
  */
 import { createMcpHandler, type AuthInfo, type McpHttpHandler, type McpRequestContext } from "@modelcontextprotocol/server";
