@@ -162,6 +162,8 @@ describe("GET /metrics", () => {
   it("times the tool calls MCP clients send the gateway (/mcp), failed ones by error type", async () => {
     const { client } = await connectHttp(new URL(`${gw.url}/mcp`), { headers: { authorization: `Bearer ${ADMIN}` } });
     try {
+      const upstream = (samples: Sample[], labels: Record<string, string>) => total(samples, "mcp_client_operation_duration_seconds_count", { mcp_server: "everything", ...labels });
+      const before = (await scrape()).samples;
       const echoed = await client.callTool({ name: "everything__echo", arguments: { message: "door" } });
       expect(JSON.stringify(echoed.content)).toContain("door");
       await expect(client.callTool({ name: "nobody__nothing", arguments: {} })).rejects.toThrow(/Unknown tool|not/i);
@@ -176,6 +178,35 @@ describe("GET /metrics", () => {
       // Bad arguments: the upstream server's error result.
       const sum = find(samples, "mcp_server_operation_duration_seconds_count", { ...call, gen_ai_tool_name: "everything__get-sum" });
       expect(sum.map((s) => [s.labels.error_type, s.value])).toEqual([["tool_error", 1]]);
+      // The calls forwarded upstream, timed as the MCP client's requests (the server's tool names).
+      expect(upstream(samples, { ...call, gen_ai_tool_name: "echo" }) - upstream(before, { ...call, gen_ai_tool_name: "echo" })).toBe(1);
+      expect(upstream(samples, { ...call, gen_ai_tool_name: "get-sum", error_type: "tool_error" }) - upstream(before, { ...call, gen_ai_tool_name: "get-sum", error_type: "tool_error" })).toBe(1);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("times every MCP request forwarded upstream: resources, prompts, completion", async () => {
+    const { client } = await connectHttp(new URL(`${gw.url}/mcp`), { headers: { authorization: `Bearer ${ADMIN}` } });
+    try {
+      const upstream = (samples: Sample[], method: string) => total(samples, "mcp_client_operation_duration_seconds_count", { mcp_method_name: method, mcp_server: "everything" });
+      const before = (await scrape()).samples;
+      const { resources } = await client.listResources();
+      const doc = resources.find((r) => r.uri.startsWith("demo://resource/static/document/"));
+      expect(doc).toBeDefined();
+      expect((await client.readResource({ uri: doc!.uri })).contents).not.toHaveLength(0);
+      expect((await client.getPrompt({ name: "everything__simple-prompt" })).messages).not.toHaveLength(0);
+      const completed = await client.complete({ ref: { type: "ref/prompt", name: "everything__completable-prompt" }, argument: { name: "department", value: "Eng" } });
+      expect(completed.completion.values).toEqual(["Engineering"]);
+      await expect(client.readResource({ uri: "demo://resource/static/document/no-such-file" })).rejects.toThrow();
+      const after = (await scrape()).samples;
+      expect(upstream(after, "resources/list") - upstream(before, "resources/list")).toBeGreaterThanOrEqual(1);
+      expect(upstream(after, "resources/read") - upstream(before, "resources/read")).toBe(2);
+      expect(upstream(after, "prompts/get") - upstream(before, "prompts/get")).toBe(1);
+      expect(upstream(after, "completion/complete") - upstream(before, "completion/complete")).toBe(1);
+      // The unknown resource: the server's JSON-RPC error code is the error type.
+      const failed = find(after, "mcp_client_operation_duration_seconds_count", { mcp_method_name: "resources/read", mcp_server: "everything" }).filter((s) => s.labels.error_type);
+      expect(failed.map((s) => s.labels.error_type)).toEqual([expect.stringMatching(/^-32\d{3}$/)]);
     } finally {
       await client.close();
     }

@@ -174,19 +174,24 @@ describe("traces", () => {
 });
 
 describe("the gateway as an MCP server", () => {
-  it("a client's tools/call continues the trace of its _meta.traceparent, and the upstream server gets the gateway's span", async () => {
+  it("a client's tools/call continues the trace of its _meta.traceparent, and the upstream server gets the gateway's MCP client span", async () => {
     const { client } = await connectHttp(new URL(`${gw.url}/mcp`));
     try {
       const traceId = "5".repeat(32);
       const result = await client.callTool({ name: "meta__echo_meta", arguments: {}, _meta: { traceparent: `00-${traceId}-${PARENT_ID}-01`, note: "kept" } });
-      const spans = await spansOf(traceId, 1);
+      const spans = await spansOf(traceId, 2);
       const [served] = byName(spans, "tools/call meta__echo_meta");
       expect(served!.kind).toBe(SpanKind.SERVER);
       expect(parentOf(served!)).toBe(PARENT_ID);
       expect(served!.attributes).toMatchObject({ "mcp.method.name": "tools/call", "gen_ai.tool.name": "meta__echo_meta", "gen_ai.operation.name": "execute_tool" });
-      // What the upstream server got: the client's other _meta entries, and the gateway's span as parent.
+      // The forwarded request: a CLIENT span under the served one, named by the server's tool name.
+      const [forwarded] = byName(spans, "tools/call echo_meta");
+      expect(forwarded!.kind).toBe(SpanKind.CLIENT);
+      expect(parentOf(forwarded!)).toBe(served!.spanContext().spanId);
+      expect(forwarded!.attributes).toMatchObject({ "mcp.method.name": "tools/call", "gen_ai.tool.name": "echo_meta", "mcp_gateway.mcp_server": "meta" });
+      // What the upstream server got: the client's other _meta entries, and the gateway's client span as parent.
       const meta = JSON.parse((result.content as { text: string }[])[0]!.text) as Record<string, string>;
-      expect(meta).toMatchObject({ note: "kept", traceparent: `00-${traceId}-${served!.spanContext().spanId}-01` });
+      expect(meta).toMatchObject({ note: "kept", traceparent: `00-${traceId}-${forwarded!.spanContext().spanId}-01` });
 
       const failedTrace = "6".repeat(32);
       await client.callTool({ name: "meta__fail", arguments: {}, _meta: { traceparent: `00-${failedTrace}-${PARENT_ID}-01` } });

@@ -3,8 +3,9 @@
  * the `chat` tool included) is timed in `mcp_server_operation_duration_seconds` and, when tracing
  * is on, runs in a SERVER span `tools/call {tool}` (the MCP semantic conventions) that continues
  * the trace of the client's `params._meta.traceparent` — what an MCP client that traces sends, as
- * the gateway does to its own upstream servers; the call forwarded upstream carries the span's own
- * context in its `_meta`, so the upstream server's spans are its children. A failure is the thrown error's type, or
+ * the gateway does to its own upstream servers; the call forwarded upstream runs in a CLIENT span
+ * under it (src/mcp/client/instrument.ts), whose context goes in its `_meta`, so the upstream
+ * server's spans are its descendants. A failure is the thrown error's type, or
  * `tool_error` for an error result.
  */
 import { context, propagation, SpanKind, type Span } from "@opentelemetry/api";

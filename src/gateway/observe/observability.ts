@@ -11,6 +11,7 @@ import { GatewayMetrics, type ScrapeSources } from "./metrics.ts";
 import { RequestObservation, type IncomingRequest, type ObservationContext } from "./request.ts";
 import { RequestRing } from "./ring.ts";
 import { tracingOn } from "../../core/tracing.ts";
+import type { McpCallReport } from "../../mcp/client/instrument.ts";
 
 export interface ObservabilitySettings {
   /** Prometheus metrics at GET /metrics (default on). */
@@ -24,16 +25,6 @@ export interface ObservabilitySettings {
 }
 
 export const DEFAULT_OBSERVABILITY: ObservabilitySettings = { metrics: true, ui: true, recentRequests: 200, captureContent: false };
-
-/** One MCP request to an upstream server, as the MCP client reports it. */
-export interface McpCallReport {
-  server: string;
-  method: string;
-  tool?: string;
-  ms: number;
-  /** `error.type` when it failed (`tool_error` for an error result). */
-  error?: string;
-}
 
 /** A tool of an MCP server as the servers page shows it: the schema as listed, and as each provider dialect gets it. */
 export interface ServerToolView {
@@ -115,8 +106,9 @@ export class Observability {
 
   /** An MCP request to an upstream server ended (reported by the MCP client pool). */
   mcpCall(report: McpCallReport): void {
-    this.metrics?.mcpClientDuration.observe(
-      { mcp_method_name: report.method, gen_ai_tool_name: report.tool ?? "", mcp_server: report.server, ...(report.error ? { error_type: report.error } : {}) },
+    const metrics = this.metrics;
+    metrics?.mcpClientDuration.observe(
+      metrics.bound({ mcp_method_name: report.method, gen_ai_tool_name: report.tool ?? "", mcp_server: report.server, ...(report.error ? { error_type: report.error } : {}) }),
       report.ms / 1000,
     );
   }

@@ -16,7 +16,7 @@ import { handlerRegistry, upstreamClient, type UpstreamClient, type UpstreamHand
 import { endProcesses, markedProcesses, newMarker } from "./server-processes.ts";
 import { EraVerdict, eraOf, versionNegotiation } from "./era.ts";
 import { listenForChanges } from "./listen.ts";
-import { errorType, traceMcpRequest } from "../../core/tracing.ts";
+import { instrumentMcpRequest, type McpCallReporter } from "./instrument.ts";
 import { listToolNamesAs } from "./model-tools-probe.ts";
 
 export type ServerStatus = "starting" | "ready" | "failed" | "disabled" | "unavailable" | "closed";
@@ -68,8 +68,8 @@ export interface ConnectionOptions {
    * Default true.
    */
   retry?: boolean;
-  /** Told after each tools/call to the server (the gateway's metrics): how long, and the `error.type` if it failed. */
-  onCall?: (report: { server: string; method: string; tool?: string; ms: number; error?: string }) => void;
+  /** Told after each request to the server (the gateway's metrics): how long, and the `error.type` if it failed. */
+  onCall?: McpCallReporter;
 }
 
 /** What `onReady` gets: which connect of the server this was. */
@@ -280,7 +280,7 @@ export class McpConnection {
         return;
       }
       this.client = client;
-      this.upstreamView = upstreamClient(client, () => this.toolList);
+      this.upstreamView = upstreamClient(client, () => this.toolList, { server: this.name, ...(this.options.onCall ? { report: this.options.onCall } : {}) });
       this.opened = opened;
       this.toolList = tools;
       this.modelToolNames = modelTools;
@@ -498,25 +498,14 @@ export class McpConnection {
     // (which can lose the last notification; see routeProgress).
     const token = options.onProgress ? `gateway-progress-${++this.progressTokens}` : undefined;
     if (token) this.progressHandlers.set(token, options.onProgress!);
-    const started = performance.now();
-    let failure: string | undefined;
     try {
-      // In a span when tracing is on, its context in `_meta` (traceparent): a server that traces joins the trace.
-      const result = await traceMcpRequest("tools/call", name, { "gen_ai.tool.name": name, "mcp_gateway.mcp_server": this.name }, async (trace) => {
-        const meta = trace || token ? { ...trace, ...(token ? { progressToken: token } : {}) } : undefined;
-        return (await client.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) }, {
-          ...(options.signal ? { signal: options.signal } : {}),
-          timeout: options.timeoutMs ?? this.config.timeoutMs,
-        })) as CallToolResult;
-      });
-      if (result.isError === true) failure = "tool_error";
-      return result;
-    } catch (error) {
-      failure = errorType(error);
-      throw error;
+      // Timed, and in a span when tracing is on, its context in `_meta` (traceparent): a server that traces joins the trace.
+      const params = { name, arguments: args, ...(token ? { _meta: { progressToken: token } } : {}) };
+      return await instrumentMcpRequest(this.name, "tools/call", params, this.options.onCall, async (sent) =>
+        (await client.callTool(sent as typeof params, { ...(options.signal ? { signal: options.signal } : {}), timeout: options.timeoutMs ?? this.config.timeoutMs })) as CallToolResult,
+      );
     } finally {
       if (token) this.progressHandlers.delete(token);
-      this.options.onCall?.({ server: this.name, method: "tools/call", tool: name, ms: performance.now() - started, ...(failure === undefined ? {} : { error: failure }) });
     }
   }
 

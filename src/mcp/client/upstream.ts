@@ -4,6 +4,7 @@
  * back. Only src/mcp holds SDK `Client` objects: the gateway sees these two small interfaces.
  */
 import { isInputRequiredResult } from "@modelcontextprotocol/client";
+import { instrumentMcpRequest, type McpCallReporter } from "./instrument.ts";
 import type { CallToolRequest, Client, ClientCapabilities, ClientContext, NotificationMethod, NotificationTypeMap, RequestMethod, RequestTypeMap, ResultTypeMap, ServerCapabilities, StandardSchemaV1, Tool } from "@modelcontextprotocol/client";
 
 /** Any MCP request or notification: the gateway forwards methods it does not know itself. */
@@ -82,9 +83,10 @@ export function handlerRegistry(client: Client): UpstreamHandlerRegistry {
 
 /**
  * The UpstreamClient of a connected SDK client (read once: capabilities and instructions are fixed
- * at initialize). `tools`: the server's current tool list (see callMirrored).
+ * at initialize). `tools`: the server's current tool list (see callMirrored). Every request is
+ * timed for `observed.report` and traced (instrument.ts).
  */
-export function upstreamClient(client: Client, tools: () => readonly Tool[]): UpstreamClient {
+export function upstreamClient(client: Client, tools: () => readonly Tool[], observed: { server: string; report?: McpCallReporter }): UpstreamClient {
   const era = client.getProtocolEra() === "modern" ? "modern" : "legacy";
   const toolNamed = toolIndex(tools);
   // The casts: the gateway forwards requests and notifications of any method, not only the ones the SDK types.
@@ -94,10 +96,12 @@ export function upstreamClient(client: Client, tools: () => readonly Tool[]): Up
     capabilities: client.getServerCapabilities() ?? {},
     instructions: client.getInstructions(),
     era,
-    request: (request, resultSchema, options) => {
-      const tool = era === "modern" && request.method === "tools/call" ? toolNamed(String(request.params?.name)) : undefined;
-      return tool ? callMirrored(client, tool, request, resultSchema, options) : send(request, resultSchema, options);
-    },
+    request: (request, resultSchema, options) =>
+      instrumentMcpRequest(observed.server, request.method, request.params, observed.report, (params) => {
+        const sent = params === undefined ? { method: request.method } : { method: request.method, params };
+        const tool = era === "modern" && request.method === "tools/call" ? toolNamed(String(params?.name)) : undefined;
+        return tool ? callMirrored(client, tool, sent, resultSchema, options) : send(sent, resultSchema, options);
+      }),
     notify: (notification) => client.notification(notification as never),
   };
 }
