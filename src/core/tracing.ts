@@ -5,6 +5,7 @@
  * The SDK and its exporter are started by the gateway when the OTEL_* variables ask for it
  * (src/gateway/observe/otel-sdk.ts), or by whoever embeds the gateway and registers a provider.
  */
+import { incomingTraceContext } from "./request-context.ts";
 import { context, propagation, ProxyTracerProvider, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from "@opentelemetry/api";
 
 export const TRACER_NAME = "mcp-gateway";
@@ -72,10 +73,11 @@ export function traceContextOf(span: Span, parent: Context = context.active()): 
  * semantic conventions), child of the active span, and hands `run` the `_meta` entries that carry
  * the trace context (`traceparent`, `tracestate`) so that a server that traces joins the trace.
  * A `tools/call` whose result is an error result is a failed span (`error.type` `tool_error`).
- * With tracing off, `run(undefined)` and nothing else.
+ * With tracing off, no span: `run` gets the trace context the current request's client sent, if
+ * any (request-context.ts), so that the server still joins the client's trace.
  */
 export async function traceMcpRequest<T>(method: string, target: string | undefined, attributes: Attributes, run: (meta: Record<string, string> | undefined) => Promise<T>): Promise<T> {
-  if (!tracingOn()) return run(undefined);
+  if (!tracingOn()) return run(incomingTraceContext());
   const span = gatewayTracer().startSpan(target ? `${method} ${target}` : method, { kind: SpanKind.CLIENT, attributes: { "mcp.method.name": method, ...attributes } });
   const meta = traceContextOf(span);
   return runInSpan(span, () => run(meta));

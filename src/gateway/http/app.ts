@@ -22,7 +22,8 @@ import { hostGuard } from "./host-guard.ts";
 import { keyLimitsGate } from "./key-limits.ts";
 import { gatewayConcurrencyCap } from "./limits.ts";
 import { requestIdFrom } from "./request-id.ts";
-import { withRequestId } from "../../core/request-context.ts";
+import { traceCarrierFrom, withRequestId } from "../../core/request-context.ts";
+import { tracingOn } from "../../core/tracing.ts";
 import { embeddingsHandler } from "./routes/embeddings.ts";
 import { modelHandler, modelsHandler } from "./routes/models.ts";
 import type { Observability } from "../observe/observability.ts";
@@ -58,8 +59,11 @@ export interface AppDeps extends ChatDeps {
 const requestId: MiddlewareHandler = async (c, next) => {
   const id = requestIdFrom(c.req.header("x-request-id"));
   c.set("requestId" as never, id as never);
-  // Everything this request runs logs with its id (src/core/request-context.ts).
-  await withRequestId(id, next);
+  // Everything this request runs logs with its id (src/core/request-context.ts). With tracing off
+  // the client's traceparent still reaches the MCP servers this request calls (with it on, the
+  // request's span does).
+  const trace = tracingOn() ? undefined : traceCarrierFrom(c.req.header("traceparent"), c.req.header("tracestate"));
+  await withRequestId(id, next, trace);
   c.res.headers.set("x-request-id", id);
 };
 

@@ -6,7 +6,7 @@
  * on, run in a CLIENT span whose context goes to the server in `params._meta`. With tracing off
  * it costs two clock reads and the report.
  */
-import { errorType, traceMcpRequest } from "../../core/tracing.ts";
+import { errorType, traceMcpRequest, tracingOn } from "../../core/tracing.ts";
 
 /** One MCP request to an upstream server, as reported to the gateway (its metrics). */
 export interface McpCallReport {
@@ -40,18 +40,26 @@ function describe(server: string, method: string, params: Params): { target: str
 }
 
 /**
+ * `params` with the trace context in `_meta`. The request's span (tracing on) replaces a
+ * traceparent forwarded from the gateway's client, as the span is in the client's trace; with
+ * tracing off the HTTP request's traceparent only fills in for one the MCP client did not send.
+ */
+function withTrace(params: Params, trace: Record<string, string>): Params {
+  const meta = params?._meta as Record<string, unknown> | undefined;
+  if (!tracingOn() && meta?.traceparent !== undefined) return params;
+  return { ...params, _meta: { ...meta, ...trace } };
+}
+
+/**
  * Runs `send` (the request to `server`) timed and, with tracing on, in its span: `send` gets the
- * params with the trace context merged into `_meta` (the caller's own `_meta` entries kept; the
- * span's traceparent replaces one forwarded from the gateway's client, whose trace the span is in).
+ * params with the trace context merged into `_meta` (withTrace), the caller's other entries kept.
  */
 export async function instrumentMcpRequest<T>(server: string, method: string, params: Params, report: McpCallReporter | undefined, send: (params: Params) => Promise<T>): Promise<T> {
   const { target, attributes } = describe(server, method, params);
   const started = performance.now();
   let failure: string | undefined;
   try {
-    const result = await traceMcpRequest(method, target, attributes, (trace) =>
-      send(trace ? { ...params, _meta: { ...(params?._meta as Record<string, unknown> | undefined), ...trace } } : params),
-    );
+    const result = await traceMcpRequest(method, target, attributes, (trace) => send(trace ? withTrace(params, trace) : params));
     if ((result as { isError?: unknown } | null)?.isError === true) failure = "tool_error";
     return result;
   } catch (error) {
