@@ -11,7 +11,7 @@
  */
 import type { Readable } from "node:stream";
 import { request, type Dispatcher } from "undici";
-import { failure, providerDispatcher } from "../core/fast-fetch.ts";
+import { failure, providerDispatcher, responseHeaders } from "../core/fast-fetch.ts";
 import type { ByteSource } from "./sse-events.ts";
 
 /** The SDK's error for each way a call fails (its classes, so the adapters map them as before). */
@@ -52,16 +52,6 @@ interface Answer {
   body(): ByteSource | ReadableStream<Uint8Array>;
 }
 
-function toHeaders(raw: Dispatcher.ResponseData["headers"]): Headers {
-  const headers = new Headers();
-  for (const [key, value] of Object.entries(raw)) {
-    if (value === undefined) continue;
-    if (Array.isArray(value)) for (const item of value) headers.append(key, item);
-    else headers.set(key, value);
-  }
-  return headers;
-}
-
 /** The SDKs parse an answer as JSON when its media type says JSON, else hand back its text. */
 function isJson(contentType: string | null | undefined): boolean {
   const type = contentType?.split(";")[0]?.trim();
@@ -93,7 +83,7 @@ function undiciAnswer(data: Dispatcher.ResponseData, signal: AbortSignal | undef
   return {
     status: data.statusCode,
     contentType: Array.isArray(contentType) ? contentType[0] : contentType,
-    headers: () => toHeaders(data.headers),
+    headers: () => responseHeaders(data.headers),
     json: () => read(data.body.json()),
     text: () => read(data.body.text()),
     discard: () => void data.body.resume(),

@@ -26,7 +26,8 @@ function headerRecord(init: ConstructorParameters<typeof Headers>[0]): Record<st
   return out;
 }
 
-function responseHeaders(raw: Record<string, string | string[] | undefined>): Headers {
+/** undici's raw response headers (a list value per repeated header) as web Headers. */
+export function responseHeaders(raw: Record<string, string | string[] | undefined>): Headers {
   const headers = new Headers();
   for (const [key, value] of Object.entries(raw)) {
     if (value === undefined) continue;
