@@ -38,6 +38,7 @@ import {
   type LoggingLevel,
 } from "@modelcontextprotocol/server";
 import type { Hono, MiddlewareHandler } from "hono";
+import { isJsonObject } from "../../adapters/json-object.ts";
 import type { GatewayConfig } from "../../core/config/index.ts";
 import type { Logger } from "../../core/logger.ts";
 import { apiKeyAuth } from "../http/auth.ts";
@@ -338,7 +339,7 @@ export class McpHttpEndpoint {
     const keyed = this.options.config.gateway.apiKeys.length > 0;
     const caller = { key: policyOf(this.options.config, presentedKey(request)), ...(keyed ? { owner: keyDigest(request).toString("hex") } : {}) };
     // Any JSON may arrive (`null` too): what is not a request is the SDK's to refuse (-32600).
-    const listen = isRecord(body) && body.method === "subscriptions/listen";
+    const listen = isJsonObject(body) && body.method === "subscriptions/listen";
     if (listen) return this.modern.fetch(request, body, caller);
     this.posts++;
     let done = false;
@@ -607,8 +608,4 @@ export class McpHttpEndpoint {
     await this.postsFinished(graceMs);
     await Promise.all([this.modern.close(), ...[...this.sessions.values()].map((entry) => this.closeSession(entry))]);
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

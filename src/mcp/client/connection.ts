@@ -222,12 +222,7 @@ export class McpConnection {
     this.setState({ status: "starting", attempts: this.state.attempts + 1 });
     // Lists are walked whole by the SDK (its cache then knows every tool's outputSchema, which
     // callTool validates structuredContent against), up to MAX_TOOL_PAGES pages.
-    const negotiation = versionNegotiation(this.config, this.startTimeoutMs);
-    const client = new Client(this.options.clientInfo ?? { name: "mcp-gateway", version: "0.1.0" }, {
-      capabilities: {},
-      listMaxPages: MAX_TOOL_PAGES,
-      ...(negotiation ? { versionNegotiation: negotiation } : {}),
-    });
+    const client = this.newClient({}, this.startTimeoutMs);
     this.options.upstreamHandlers?.(this.name, handlerRegistry(client));
     // Set before connecting (Protocol reads `onclose` when the transport closes): it tells
     // close() when the child is really gone, and reports crashes of a ready server.
@@ -361,6 +356,16 @@ export class McpConnection {
     return tools;
   }
 
+  /** A client for one session with this server: the start's, or a probe's with its own capabilities. */
+  private newClient(capabilities: ClientCapabilities, timeoutMs: number): Client {
+    const negotiation = versionNegotiation(this.config, timeoutMs);
+    return new Client(this.options.clientInfo ?? { name: "mcp-gateway", version: "0.1.0" }, {
+      capabilities,
+      listMaxPages: MAX_TOOL_PAGES,
+      ...(negotiation ? { versionNegotiation: negotiation } : {}),
+    });
+  }
+
   /**
    * The names of the tools models may be offered, learnt in a second, short session (see
    * model-tools-probe.ts); undefined when there is nothing to learn (no model surface) or the
@@ -370,12 +375,7 @@ export class McpConnection {
   private async probeModelTools(timeoutMs: number): Promise<Set<string> | undefined> {
     const capabilities = this.options.modelCapabilities;
     if (!capabilities || !this.config.probeModelTools) return undefined;
-    const negotiation = versionNegotiation(this.config, timeoutMs);
-    const probe = new Client(this.options.clientInfo ?? { name: "mcp-gateway", version: "0.1.0" }, {
-      capabilities,
-      listMaxPages: MAX_TOOL_PAGES,
-      ...(negotiation ? { versionNegotiation: negotiation } : {}),
-    });
+    const probe = this.newClient(capabilities, timeoutMs);
     this.transportClosed.set(probe, new Promise<void>((resolve) => (probe.onclose = resolve)));
     const marker = newMarker();
     this.markers.set(probe, marker);
