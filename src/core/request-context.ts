@@ -1,10 +1,15 @@
 /**
- * The request a piece of work belongs to, carried by the async context (AsyncLocalStorage): the
- * HTTP app enters it once per request, and every log line written while that request's work
- * runs — in the loop, an adapter, the MCP client, a store — carries its id without each caller
- * passing it (the logger's mixin reads it). Work started for no request (a server's restart, a
- * timer) has none. With tracing off it also carries the client's W3C trace context, which the MCP
- * client passes on to upstream servers in `_meta` (src/core/tracing.ts).
+ * The request a piece of work belongs to, carried by the async context (AsyncLocalStorage): while
+ * a request runs inside it, every log line written for that request's work — in the loop, an
+ * adapter, the MCP client, a store — carries its id without each caller passing it (the logger's
+ * mixin reads it). Work started for no request (a server's restart, a timer) has none. With
+ * tracing off it also carries the client's W3C trace context, which the MCP client passes on to
+ * upstream servers in `_meta` (src/core/tracing.ts).
+ *
+ * On Node 20 entering it turns on a promise hook for the whole process, a measured 10–30% of the
+ * CPU per request, so the HTTP app enters it only at debug and trace level, and on /mcp for a
+ * client's trace context (src/gateway/http/app.ts, requestContext). At info level the lines a
+ * request writes name its id themselves.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 

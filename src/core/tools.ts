@@ -1,5 +1,6 @@
 import type { ToolCallBlock, ToolResultBlock } from "./content.ts";
 import type { ToolDefinition } from "./request.ts";
+import type { TraceCarrier } from "./request-context.ts";
 
 /** The schema dialects tool definitions are normalized to, one per provider family. */
 export type SchemaTarget = "openai" | "openai-strict" | "anthropic" | "gemini";
@@ -13,6 +14,11 @@ export interface ToolProgress {
 export interface ToolCallContext {
   signal?: AbortSignal;
   onProgress?: (progress: ToolProgress) => void;
+  /**
+   * The W3C trace context (`traceparent`, `tracestate`) the request's client sent, passed on to
+   * an MCP server in `_meta` while the gateway does not trace itself (src/core/tracing.ts).
+   */
+  trace?: TraceCarrier;
 }
 
 /**

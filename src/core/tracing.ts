@@ -5,7 +5,7 @@
  * The SDK and its exporter are started by the gateway when the OTEL_* variables ask for it
  * (src/gateway/observe/otel-sdk.ts), or by whoever embeds the gateway and registers a provider.
  */
-import { incomingTraceContext } from "./request-context.ts";
+import { incomingTraceContext, type TraceCarrier } from "./request-context.ts";
 import { context, propagation, ProxyTracerProvider, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from "@opentelemetry/api";
 
 export const TRACER_NAME = "mcp-gateway";
@@ -73,11 +73,18 @@ export function traceContextOf(span: Span, parent: Context = context.active()): 
  * semantic conventions), child of the active span, and hands `run` the `_meta` entries that carry
  * the trace context (`traceparent`, `tracestate`) so that a server that traces joins the trace.
  * A `tools/call` whose result is an error result is a failed span (`error.type` `tool_error`).
- * With tracing off, no span: `run` gets the trace context the current request's client sent, if
- * any (request-context.ts), so that the server still joins the client's trace.
+ * With tracing off, no span: `run` gets the trace context the request's client sent, if any
+ * (`incoming`, given by the caller that has it, else the request context's: request-context.ts),
+ * so that the server still joins the client's trace.
  */
-export async function traceMcpRequest<T>(method: string, target: string | undefined, attributes: Attributes, run: (meta: Record<string, string> | undefined) => Promise<T>): Promise<T> {
-  if (!tracingOn()) return run(incomingTraceContext());
+export async function traceMcpRequest<T>(
+  method: string,
+  target: string | undefined,
+  attributes: Attributes,
+  run: (meta: Record<string, string> | undefined) => Promise<T>,
+  incoming?: TraceCarrier,
+): Promise<T> {
+  if (!tracingOn()) return run(incoming ?? incomingTraceContext());
   const span = gatewayTracer().startSpan(target ? `${method} ${target}` : method, { kind: SpanKind.CLIENT, attributes: { "mcp.method.name": method, ...attributes } });
   const meta = traceContextOf(span);
   return runInSpan(span, () => run(meta));

@@ -66,6 +66,7 @@ export class McpPool {
       return connection.callTool(tool, args, {
         ...(context.signal ? { signal: context.signal } : {}),
         ...(context.onProgress ? { onProgress: context.onProgress } : {}),
+        ...(context.trace ? { trace: context.trace } : {}),
       });
     };
     this.current = new ToolRegistry(0, [], this.caller);

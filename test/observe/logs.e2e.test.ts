@@ -79,6 +79,32 @@ describe("logs", () => {
     expect(withMsg("upstream request")).toHaveLength(0);
   });
 
+  it("at info, without the async request context, the lines a request writes still name its id", async () => {
+    lines = [];
+    const { gateway, server } = await start("info");
+    try {
+      model.script([{ text: "Fine." }]);
+      // A follow-up naming a tool call this gateway never answered: the hidden-steps store warns.
+      const messages = [
+        { role: "user", content: "echo please" },
+        { role: "assistant", content: null, tool_calls: [{ id: "call_unknown", type: "function", function: { name: "everything__echo", arguments: "{}" } }] },
+        { role: "tool", tool_call_id: "call_unknown", content: "echoed" },
+      ];
+      const response = await fetch(`${server.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-request-id": "logs-info-ids" },
+        body: JSON.stringify({ model: "p/m", messages }),
+      });
+      expect(response.status).toBe(200);
+      await response.text();
+    } finally {
+      await server.close(200);
+      await gateway.close();
+    }
+    expect(lines.find((l) => typeof l.msg === "string" && l.msg.startsWith("no stored steps"))).toMatchObject({ requestId: "logs-info-ids", toolCallIds: ["call_unknown"] });
+    expect(withMsg("chat completion")).toEqual([expect.objectContaining({ requestId: "logs-info-ids" })]);
+  });
+
   it("at debug: a line per model turn and per tool call", async () => {
     await run("debug", false);
     const turns = withMsg("model turn");

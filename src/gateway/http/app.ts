@@ -14,6 +14,7 @@ import { storedResponseRoutes } from "../doors/responses/stored.ts";
 import { ResponseStore, type StoredResponse } from "../state/responses.ts";
 import { MemoryBackend, MemoryStore } from "../state/store.ts";
 import { KeyLimits } from "../shared/key-limits.ts";
+import type { Logger } from "../../core/logger.ts";
 import type { ChatDeps } from "../shared/deps.ts";
 import { doorHandler } from "../shared/handler.ts";
 import { apiKeyAuth } from "./auth.ts";
@@ -56,16 +57,30 @@ export interface AppDeps extends ChatDeps {
   observability?: Observability;
 }
 
-const requestId: MiddlewareHandler = async (c, next) => {
-  const id = requestIdFrom(c.req.header("x-request-id"));
-  c.set("requestId" as never, id as never);
-  // Everything this request runs logs with its id (src/core/request-context.ts). With tracing off
-  // the client's traceparent still reaches the MCP servers this request calls (with it on, the
-  // request's span does).
-  const trace = tracingOn() ? undefined : traceCarrierFrom(c.req.header("traceparent"), c.req.header("tracestate"));
-  await withRequestId(id, next, trace);
-  c.res.headers.set("x-request-id", id);
-};
+/**
+ * The request's id (and, with tracing off, the client's trace context, which still reaches the
+ * MCP servers the request calls; with tracing on the request's span does).
+ *
+ * The async request context (src/core/request-context.ts) is entered only where something reads
+ * it: Node 20's AsyncLocalStorage turns on a promise hook for the whole process once entered,
+ * measured at 10% of a short request's CPU and 30% of a long stream's (docs/performance.md). So:
+ * - at debug and trace level, always: the lines per turn, per tool call and of the wire come from
+ *   layers that do not know the request, and that verbosity is worth its cost;
+ * - at info, the lines a request writes name its id themselves (the handler's, routing's), and the
+ *   doors hand the trace context to their tool calls (`traceCarrier`, the handler's LoopRun);
+ *   only /mcp, whose forwarded requests read it from the context, enters it for a trace context.
+ */
+function requestContext(logger: Logger): MiddlewareHandler {
+  return async (c, next) => {
+    const id = requestIdFrom(c.req.header("x-request-id"));
+    c.set("requestId" as never, id as never);
+    const trace = tracingOn() ? undefined : traceCarrierFrom(c.req.header("traceparent"), c.req.header("tracestate"));
+    if (trace) c.set("traceCarrier" as never, trace as never);
+    if (logger.isLevelEnabled("debug") || (trace && !c.req.path.startsWith("/v1/"))) await withRequestId(id, next, trace);
+    else await next();
+    c.res.headers.set("x-request-id", id);
+  };
+}
 
 /**
  * Anthropic's protocol on its routes (and on /v1/models when asked in it): errors in its shape,
@@ -102,7 +117,7 @@ export function createApp(appDeps: AppDeps): Hono {
   // The key limits' counters: the gateway's store (given by the runtime), else this process's.
   const deps: AppDeps = appDeps.limits ? appDeps : { ...appDeps, limits: new KeyLimits(new MemoryBackend().counters, appDeps.logger) };
   const app = new Hono();
-  app.use(requestId);
+  app.use(requestContext(deps.logger));
   // Claude Code's connectivity probe (HEAD), sent without a key.
   app.get("/api/hello", (c) => c.body(null, 200));
   app.use("/v1/*", anthropicProtocol);

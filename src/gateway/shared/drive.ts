@@ -5,12 +5,33 @@ import { DEFAULT_RETRY_POLICY } from "../routing/retry-policy.ts";
 import { stepKeys } from "../state/hidden-steps.ts";
 import { observedLoop } from "../observe/loop.ts";
 import type { RequestObservation } from "../observe/request.ts";
+import type { ToolSet } from "../../core/index.ts";
+import type { TraceCarrier } from "../../core/request-context.ts";
 import type { ChatDeps } from "./deps.ts";
 import type { PreparedRequest } from "./door.ts";
 import { loopOptionsFor } from "./loop-setup.ts";
 
-export function startLoop(prepared: PreparedRequest, deps: ChatDeps, stream: boolean, signal: AbortSignal, requestId?: string, observation?: RequestObservation): AsyncGenerator<LoopEvent, LoopOutcome> {
+/** What a request's loop runs with besides the request: its id for log lines, its observation, the client's trace context. */
+export interface LoopRun {
+  requestId?: string;
+  observation?: RequestObservation;
+  /** The client's W3C trace context, for the MCP servers the loop calls (only while the gateway does not trace). */
+  trace?: TraceCarrier;
+}
+
+/** The tools with the client's trace context in each call's context (the request context does not carry it: src/gateway/http/app.ts). */
+function carryingTrace(tools: ToolSet, trace: TraceCarrier): ToolSet {
+  return {
+    definitions: (target) => tools.definitions(target),
+    has: (name) => tools.has(name),
+    call: (call, context) => tools.call(call, { ...context, trace }),
+  };
+}
+
+export function startLoop(prepared: PreparedRequest, deps: ChatDeps, stream: boolean, signal: AbortSignal, run: LoopRun = {}): AsyncGenerator<LoopEvent, LoopOutcome> {
+  const { requestId, observation } = run;
   const schemaTarget = prepared.model.provider.schemaTarget;
+  const tools = run.trace ? carryingTrace(prepared.tools, run.trace) : prepared.tools;
   // Observed (metrics, the web view, the trace) where the loop yields its events, when on.
   const loop = runInMode({
     model: resilientModel({
@@ -26,7 +47,7 @@ export function startLoop(prepared: PreparedRequest, deps: ChatDeps, stream: boo
     schemaTarget,
     request: prepared.request,
     // Each tool call in its own span when the request is traced.
-    tools: observation ? observation.tools(prepared.tools) : prepared.tools,
+    tools: observation ? observation.tools(tools) : tools,
     stream,
     maxIterations: deps.config.gateway.maxIterations,
     // The plan's turns, final answer, compaction, tool search and tool-policy hook.
@@ -41,12 +62,12 @@ export function startLoop(prepared: PreparedRequest, deps: ChatDeps, stream: boo
  * client tools back (under their call ids), and after MCP tools ran (also under the signatures
  * of the thinking blocks the answer showed, which the client sends back with it).
  */
-export async function rememberHiddenSteps(outcome: LoopOutcome, deps: ChatDeps, tenant: string): Promise<void> {
+export async function rememberHiddenSteps(outcome: LoopOutcome, deps: ChatDeps, tenant: string, requestId?: string): Promise<void> {
   const keys = outcome.stopReason === "client_tools" ? outcome.clientToolCalls.map((call) => call.id) : [];
   if (outcome.tools.length > 0) {
     for (const message of outcome.newMessages) {
       if (message.role === "assistant") keys.push(...stepKeys(message, { calls: false, signatures: true }));
     }
   }
-  if (keys.length > 0) await deps.hiddenSteps.save(tenant, keys, outcome.newMessages);
+  if (keys.length > 0) await deps.hiddenSteps.save(tenant, keys, outcome.newMessages, requestId);
 }

@@ -12,6 +12,7 @@ import { whenClientGone } from "../http/client-gone.ts";
 import { errorResponse } from "../http/errors.ts";
 import { jsonShapeProblem, type JsonLimits } from "../http/limits.ts";
 import { readBodyText } from "../http/read-body.ts";
+import type { TraceCarrier } from "../../core/request-context.ts";
 import type { LoopOutcome } from "../../loop/index.ts";
 import type { ChatDeps } from "./deps.ts";
 import type { Door, ParsedRequest, PreparedRequest } from "./door.ts";
@@ -65,6 +66,12 @@ export function headerSafe(text: string): string {
   return text.replace(/[^\x20-\x7e]/g, (char) => encodeURIComponent(char));
 }
 
+/** The client's trace context, which the request's MCP calls pass on while the gateway does not trace (set by the app: src/gateway/http/app.ts). */
+function traceOf(c: Context): { trace?: TraceCarrier } {
+  const trace = c.get("traceCarrier" as never) as TraceCarrier | undefined;
+  return trace ? { trace } : {};
+}
+
 export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDeps) {
   return async (c: Context): Promise<Response> => {
     const requestId = c.get("requestId") as string;
@@ -93,26 +100,27 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
       const key = policyOf(deps.config, callerKey(c));
       checkModel(key, parsed.model);
       checkSelection(key, c.req.header("x-mcp-servers"), parsed.mcpServers);
-      const prepared = await prepareRequest(parsed, c.req.header("x-mcp-servers"), tenantOf(c), key?.mcpServers ? { ...deps, tools: keyTools(deps.tools, key) } : deps, key);
+      const prepared = await prepareRequest(parsed, c.req.header("x-mcp-servers"), tenantOf(c), key?.mcpServers ? { ...deps, tools: keyTools(deps.tools, key) } : deps, key, requestId);
       // Metrics, the web view's timeline and the trace follow the request from here (when on).
       const observation = observationOf(c);
       const first = prepared.model.candidates[0];
       observation?.routed(prepared.model.requested, { provider: first?.provider.name ?? prepared.model.provider.name, model: first?.modelId ?? prepared.model.modelId }, parsed.stream, prepared.request);
       await door.fit?.(prepared, controller.signal);
       if (prepared.warnings.length > 0) log.warn({ requestId, provider: prepared.model.provider.name, warnings: prepared.warnings }, `${door.label}: left out for this provider`);
+      const run = { requestId, ...(observation ? { observation } : {}), ...traceOf(c) };
       const logFields = { requestId, model: prepared.model.requested, provider: prepared.model.provider.name, stream: parsed.stream };
       const headers = { "x-request-id": requestId, ...warningHeaders(prepared) };
       if (parsed.stream) {
         const writer = observation ? observation.writer(door.writer(prepared)) : door.writer(prepared);
         const handle = await pumpSse({
-          loop: startLoop(prepared, deps, true, controller.signal, requestId, observation),
+          loop: startLoop(prepared, deps, true, controller.signal, run),
           writer,
           controller,
           headers,
           heartbeatMs: deps.heartbeatMs ?? 10_000,
           beforeFinish: async (outcome) => {
             await deps.limits?.record(key, outcome.usage);
-            await rememberHiddenSteps(outcome, deps, prepared.tenant);
+            await rememberHiddenSteps(outcome, deps, prepared.tenant, requestId);
             if (door.remember && writer.result) await door.remember(prepared, outcome, writer.result(outcome));
           },
           ...(deps.scrub ? { scrub: deps.scrub } : {}),
@@ -125,13 +133,13 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
         });
         return handle.response;
       }
-      const loop = startLoop(prepared, deps, false, controller.signal, requestId, observation);
+      const loop = startLoop(prepared, deps, false, controller.signal, run);
       let step = await loop.next();
       while (!step.done) step = await loop.next();
       const outcome = step.value;
       // Counted before the answer leaves, so the key's next request sees these tokens.
       await deps.limits?.record(key, outcome.usage);
-      await rememberHiddenSteps(outcome, deps, prepared.tenant);
+      await rememberHiddenSteps(outcome, deps, prepared.tenant, requestId);
       const answer = door.respond(outcome, prepared);
       await door.remember?.(prepared, outcome, answer.body);
       clearTimeout(deadline);

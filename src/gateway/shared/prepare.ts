@@ -71,7 +71,14 @@ export function checkMessageCount(list: unknown, max: number, field: string): vo
 /** Plan mode's steps run inside the gateway: the client's own tools have no part in them (src/loop/plan-mode.ts). */
 const PLAN_MODE_CLIENT_TOOLS = "the request's own tools are not offered in plan mode";
 
-export async function prepareRequest<P extends ParsedRequest>(parsed: P, serversHeader: string | undefined, tenant: string, deps: ChatDeps, key?: KeyPolicy): Promise<PreparedRequest<P>> {
+export async function prepareRequest<P extends ParsedRequest>(
+  parsed: P,
+  serversHeader: string | undefined,
+  tenant: string,
+  deps: ChatDeps,
+  key?: KeyPolicy,
+  requestId?: string,
+): Promise<PreparedRequest<P>> {
   const resolved = resolveModel(parsed.model, deps.providers, deps.config.models);
   // An alias's deployments, in the order this request tries them (spread, cooled-down ones last).
   const model = deps.deployments ? await deps.deployments.route(resolved) : resolved;
@@ -83,7 +90,7 @@ export async function prepareRequest<P extends ParsedRequest>(parsed: P, servers
     options.mcpServers && (options.mcpServers.length === 0 ? [] : selectServers(options.mcpServers.join(","), model, known)),
   );
   const plan = planLoop(deps.config, model, options, key);
-  const messages = await deps.hiddenSteps.restore(tenant, parsed.request.messages);
+  const messages = await deps.hiddenSteps.restore(tenant, parsed.request.messages, requestId);
   const fitted = applyPlan(plan, model, withAliasDefaults({ ...parsed.request, messages, model: model.modelId }, model), deps.tools.select(servers), options, resultLimits(deps.config, deps.tools));
   return {
     tenant,

@@ -72,28 +72,28 @@ export class HiddenStepsKeeper {
    * caller's API key), so one caller can never splice another's steps into its conversation by
    * presenting a known or reused tool-call id.
    */
-  async save(tenant: string, keys: readonly string[], messages: Message[]): Promise<void> {
+  async save(tenant: string, keys: readonly string[], messages: Message[], requestId?: string): Promise<void> {
     const entry = { messages };
     try {
       await Promise.all(keys.map((key) => this.store.set(`${tenant}:${key}`, entry)));
     } catch (error) {
       // The answer still goes out; its follow-up will carry only what the client sends.
-      this.logger.warn({ err: (error as Error).message, keys: keys.length }, "could not keep the hidden steps (state store unavailable); the follow-up will use the history as sent");
+      this.logger.warn({ requestId, err: (error as Error).message, keys: keys.length }, "could not keep the hidden steps (state store unavailable); the follow-up will use the history as sent");
     }
   }
 
   /** The history with every assistant message the gateway answered replaced by its full steps. */
-  async restore(tenant: string, history: readonly Message[]): Promise<Message[]> {
+  async restore(tenant: string, history: readonly Message[], requestId?: string): Promise<Message[]> {
     const keysOf = history.map((message) => (message.role === "assistant" ? stepKeys(message, { calls: true, signatures: true }) : []));
     // One round of lookups for the whole history (a shared store answers them pipelined).
-    const entries = await this.findAll(keysOf.map((keys) => keys.map((key) => `${tenant}:${key}`)));
+    const entries = await this.findAll(keysOf.map((keys) => keys.map((key) => `${tenant}:${key}`)), requestId);
     const out: Message[] = [];
     for (let i = 0; i < history.length; i++) {
       const message = history[i]!;
       const entry = entries[i];
       if (!entry) {
         const calls = message.role === "assistant" ? stepKeys(message, { calls: true, signatures: false }) : [];
-        if (calls.length > 0) this.logger.warn({ toolCallIds: calls }, "no stored steps for these tool calls (expired, or not from this gateway); using the history as sent");
+        if (calls.length > 0) this.logger.warn({ requestId, toolCallIds: calls }, "no stored steps for these tool calls (expired, or not from this gateway); using the history as sent");
         out.push(message);
         continue;
       }
@@ -109,12 +109,12 @@ export class HiddenStepsKeeper {
   }
 
   /** The stored steps of each message (by its keys); none when the store cannot answer (the request goes on with the history as sent). */
-  private async findAll(keysPerMessage: string[][]): Promise<(HiddenSteps | undefined)[]> {
+  private async findAll(keysPerMessage: string[][], requestId: string | undefined): Promise<(HiddenSteps | undefined)[]> {
     if (keysPerMessage.every((keys) => keys.length === 0)) return keysPerMessage.map(() => undefined);
     try {
       return await Promise.all(keysPerMessage.map(async (keys) => (await Promise.all(keys.map((key) => this.store.get(key)))).find((entry) => entry !== undefined)));
     } catch (error) {
-      this.logger.warn({ err: (error as Error).message }, "could not read the hidden steps (state store unavailable); using the history as sent");
+      this.logger.warn({ requestId, err: (error as Error).message }, "could not read the hidden steps (state store unavailable); using the history as sent");
       return keysPerMessage.map(() => undefined);
     }
   }

@@ -9,6 +9,7 @@ import { Client, type CallToolResult, type ClientCapabilities, type JSONRPCMessa
 import type { ServerConfig } from "../../core/config/index.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { ToolProgress } from "../../core/index.ts";
+import type { TraceCarrier } from "../../core/request-context.ts";
 import { Backoff } from "./backoff.ts";
 import { StderrTail } from "./stderr-tail.ts";
 import { connectClient, spawnFailure, type OpenedTransport } from "./transport.ts";
@@ -82,6 +83,8 @@ export interface CallOptions {
   signal?: AbortSignal;
   timeoutMs?: number;
   onProgress?: (progress: ToolProgress) => void;
+  /** The client's trace context for `_meta` while the gateway does not trace (ToolCallContext.trace). */
+  trace?: TraceCarrier;
 }
 
 /** When the server's config gives no start timeout (a ServerConfig made by hand). */
@@ -501,8 +504,13 @@ export class McpConnection {
     try {
       // Timed, and in a span when tracing is on, its context in `_meta` (traceparent): a server that traces joins the trace.
       const params = { name, arguments: args, ...(token ? { _meta: { progressToken: token } } : {}) };
-      return await instrumentMcpRequest(this.name, "tools/call", params, this.options.onCall, async (sent) =>
-        (await client.callTool(sent as typeof params, { ...(options.signal ? { signal: options.signal } : {}), timeout: options.timeoutMs ?? this.config.timeoutMs })) as CallToolResult,
+      return await instrumentMcpRequest(
+        this.name,
+        "tools/call",
+        params,
+        this.options.onCall,
+        async (sent) => (await client.callTool(sent as typeof params, { ...(options.signal ? { signal: options.signal } : {}), timeout: options.timeoutMs ?? this.config.timeoutMs })) as CallToolResult,
+        options.trace,
       );
     } finally {
       if (token) this.progressHandlers.delete(token);

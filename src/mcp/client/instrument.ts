@@ -6,6 +6,7 @@
  * on, run in a CLIENT span whose context goes to the server in `params._meta`. With tracing off
  * it costs two clock reads and the report.
  */
+import type { TraceCarrier } from "../../core/request-context.ts";
 import { errorType, traceMcpRequest, tracingOn } from "../../core/tracing.ts";
 
 /** One MCP request to an upstream server, as reported to the gateway (its metrics). */
@@ -53,13 +54,21 @@ function withTrace(params: Params, trace: Record<string, string>): Params {
 /**
  * Runs `send` (the request to `server`) timed and, with tracing on, in its span: `send` gets the
  * params with the trace context merged into `_meta` (withTrace), the caller's other entries kept.
+ * `incoming` is the client's trace context when the caller has it at hand (a door's tool calls).
  */
-export async function instrumentMcpRequest<T>(server: string, method: string, params: Params, report: McpCallReporter | undefined, send: (params: Params) => Promise<T>): Promise<T> {
+export async function instrumentMcpRequest<T>(
+  server: string,
+  method: string,
+  params: Params,
+  report: McpCallReporter | undefined,
+  send: (params: Params) => Promise<T>,
+  incoming?: TraceCarrier,
+): Promise<T> {
   const { target, attributes } = describe(server, method, params);
   const started = performance.now();
   let failure: string | undefined;
   try {
-    const result = await traceMcpRequest(method, target, attributes, (trace) => send(trace ? withTrace(params, trace) : params));
+    const result = await traceMcpRequest(method, target, attributes, (trace) => send(trace ? withTrace(params, trace) : params), incoming);
     if ((result as { isError?: unknown } | null)?.isError === true) failure = "tool_error";
     return result;
   } catch (error) {
