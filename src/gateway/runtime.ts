@@ -22,7 +22,6 @@ import { buildProviders, type AdapterFactory, type ProviderEntry } from "./routi
 import { KeyLimits } from "./shared/key-limits.ts";
 import { HiddenStepsKeeper, type HiddenSteps } from "./state/hidden-steps.ts";
 import { ResponseStore, type StoredResponse } from "./state/responses.ts";
-import { RedisBackend } from "./state/redis-store.ts";
 import { MemoryBackend, type StateBackend } from "./state/store.ts";
 import { DEFAULT_OBSERVABILITY, Observability } from "./observe/observability.ts";
 import { startTracing, type Tracing } from "./observe/otel-sdk.ts";
@@ -100,9 +99,12 @@ const RESPONSES_TABLE = { ttlMs: 60 * 60 * 1000, maxEntryBytes: 8 * 1024 * 1024 
 /** Where context compaction cut each conversation (and its summary): a day, small entries. */
 const COMPACTIONS_TABLE = { ttlMs: 24 * 60 * 60 * 1000, maxEntryBytes: 256 * 1024 };
 
-function createStateBackend(config: GatewayConfig, logger: Logger): StateBackend {
+/** The configured store. The Redis client is loaded only when configured (ioredis adds about 15 MB to every process). */
+async function createStateBackend(config: GatewayConfig, logger: Logger): Promise<StateBackend> {
   const store = config.gateway.store;
-  return store.kind === "redis" ? new RedisBackend({ url: store.url, ...(store.keyPrefix === undefined ? {} : { keyPrefix: store.keyPrefix }) }, logger) : new MemoryBackend();
+  if (store.kind !== "redis") return new MemoryBackend();
+  const { RedisBackend } = await import("./state/redis-store.ts");
+  return new RedisBackend({ url: store.url, ...(store.keyPrefix === undefined ? {} : { keyPrefix: store.keyPrefix }) }, logger);
 }
 
 function health(pool: McpPool, providers: Map<string, ProviderEntry>, scrub: (text: string) => string, store: StateBackend): HealthReport {
@@ -206,7 +208,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     }
     logSchemaWarnings(pool);
   });
-  const store = createStateBackend(config, logger);
+  const store = await createStateBackend(config, logger);
   // What the gateway's parts use: the store with its failures counted (metrics).
   const counted = observability.countStoreErrors(store);
   const hiddenSteps = new HiddenStepsKeeper(counted.table<HiddenSteps>("steps", STEPS_TABLE), logger);
