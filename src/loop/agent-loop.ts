@@ -133,25 +133,6 @@ async function* finalAnswer(
   return yield* done({ ...outcome(progress, stopReason, result, last), finalAnswer: true });
 }
 
-/** Passes a model call's events on, noting whether the client may have seen any of them. */
-async function* watched(call: AsyncGenerator<LoopEvent, ChatResult>, seen: { visible: boolean }): AsyncGenerator<LoopEvent, ChatResult> {
-  let finished = false;
-  try {
-    for (;;) {
-      const step = await call.next();
-      if (step.done) {
-        finished = true;
-        return step.value;
-      }
-      if (step.value.type !== "model_start") seen.visible = true;
-      yield step.value;
-    }
-  } finally {
-    // Closed early (the client went away): close the model call too, as yield* would.
-    if (!finished) await call.return(undefined as never);
-  }
-}
-
 async function* modelTurn(
   options: LoopOptions,
   turn: number,
@@ -194,7 +175,7 @@ async function* compactedCall(options: LoopOptions, turn: number, full: ChatRequ
   request = (await options.hooks?.beforeModelCall?.({ turn, request })) ?? request;
   const seen = { visible: false };
   try {
-    return yield* watched(callModel(options, request, clientToolNames, progress.text), seen);
+    return yield* callModel(options, request, clientToolNames, progress.text, seen);
   } catch (error) {
     const overflow = error instanceof GatewayError && !seen.visible ? error.contextOverflow : undefined;
     const retry = overflow && compactor ? await compactor.overflow(full, request, overflow) : undefined;

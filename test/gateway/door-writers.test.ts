@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { GatewayError, type ReasoningBlock, type ToolCallBlock } from "../../src/core/index.ts";
 import type { LoopEvent, LoopOutcome } from "../../src/loop/index.ts";
+import { ChunkBuilder } from "../../src/gateway/doors/chat-completions/chunks.ts";
 import { ChatCompletionsWriter } from "../../src/gateway/doors/chat-completions/writer.ts";
 import { MessagesWriter } from "../../src/gateway/doors/messages/writer.ts";
 import { gatewaySignature, reasoningFromThinking } from "../../src/gateway/doors/messages/signatures.ts";
@@ -170,5 +171,16 @@ describe("ChatCompletionsWriter", () => {
       .filter((line) => line.startsWith("data: {"))
       .map((line) => (JSON.parse(line.slice(6)) as { choices: { delta: { content?: string } }[] }).choices[0]!.delta.content);
     expect(contents.join("")).toBe("first\n\nsecond");
+  });
+});
+
+describe("the Chat Completions text chunk's template", () => {
+  it("writes exactly what JSON.stringify writes for the chunk, whatever the text and model", () => {
+    const builder = new ChunkBuilder('chatcmpl-"quoted"', "alias", 1700000000);
+    const texts = ["plain", "", 'quotes " and \\ backslash', "line\nbreak\ttab", "héllo — 世界 🎉", "\u0000delta", "\u2028\u2029", "\ud800 lone surrogate"];
+    for (const model of ["alias", 'model "with" \u0000delta', "gpt-4o"]) {
+      builder.model = model;
+      for (const delta of texts) expect(builder.textJson(delta), `${model} / ${delta}`).toBe(JSON.stringify(builder.fromEvent({ type: "text_delta", delta })));
+    }
   });
 });

@@ -10,7 +10,7 @@ import type { QuirkSwitches } from "../quirks/types.ts";
 import type { AdapterOptions, ModelAdapter } from "../types.ts";
 import { toGatewayErrorFromOpenAI } from "./errors.ts";
 import { Exchange, type ExchangeOptions } from "./exchange.ts";
-import { sseChunks } from "./sse-chunks.ts";
+import { sseChunkBatches } from "./sse-chunks.ts";
 import type { RequestOptions } from "./to-request.ts";
 
 /** Per-provider wire choices: the seam the quirk presets fill in. Defaults suit api.openai.com. */
@@ -59,8 +59,14 @@ export function createOpenAIChatAdapter(options: AdapterOptions, wire: OpenAICha
       const { url, headers } = await head.get();
       const response = await http.stream({ url, headers, body: JSON.stringify(call.streamingBody), signal: control.signal });
       control.arm();
-      // The idle clock runs only while waiting on the upstream, not while the consumer works.
-      yield* call.fromStream(sseChunks(response, control.signal, control));
+      const translation = call.streamTranslation();
+      for await (const chunks of sseChunkBatches(response, control.signal)) {
+        // The idle clock runs only while waiting on the upstream, not while the consumer works.
+        control.pause();
+        for (const chunk of chunks) for (const event of translation.push(chunk)) yield event;
+        control.arm();
+      }
+      for (const event of translation.end()) yield event;
     } catch (error) {
       throw call.error(control.interruption(provider, error) ?? toGatewayErrorFromOpenAI(error, provider));
     } finally {

@@ -63,13 +63,17 @@ export class Exchange {
     return this.names.result(this.response.result(fromChatCompletion(this.response.completion(body), this.context)));
   }
 
-  /** One generator over the chunks (quirks, translation, quirks): every layer costs each event. */
-  async *fromStream(chunks: AsyncIterable<WireChunk>): AsyncGenerator<StreamEvent> {
+  /**
+   * The translation of a streamed answer (quirks, translation, quirks), synchronous: the adapter's
+   * one generator yields what it returns, so an event passes no async layer of its own here.
+   */
+  streamTranslation(): { push(chunk: WireChunk): StreamEvent[]; end(): StreamEvent[] } {
     const translator = new ChunkTranslator(this.context);
-    for await (const chunk of chunks) {
-      for (const event of translator.push(this.response.chunk(chunk))) yield this.names.event(this.response.event(event));
-    }
-    for (const event of translator.end()) yield this.names.event(this.response.event(event));
+    const out = (events: StreamEvent[]) => events.map((event) => this.names.event(this.response.event(event)));
+    return {
+      push: (chunk) => out(translator.push(this.response.chunk(chunk))),
+      end: () => out(translator.end()),
+    };
   }
 
   error(error: GatewayError): GatewayError {

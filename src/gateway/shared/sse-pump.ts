@@ -51,8 +51,6 @@ const encoder = new TextEncoder();
 /** A burst joined into one write stops growing here (a source that never pauses still streams). */
 const MAX_BURST_CHARS = 64 * 1024;
 
-/** Resolves in the event loop's next check phase: after everything already received is handled. */
-const nextCheckPhase = () => new Promise<undefined>((resolve) => setImmediate(() => resolve(undefined)));
 
 /**
  * Events that make the response visible (or long-running): the point of no return for HTTP
@@ -115,6 +113,49 @@ export async function pumpSse(options: PumpOptions): Promise<StreamHandle> {
     return step;
   };
 
+  /**
+   * Writes the steps the loop has ready before the event loop's next check phase (what it makes
+   * of the reads already received: a burst), stopping at the end or at MAX_BURST_CHARS. A step
+   * that is not ready by then stays pending for the next pull. One callback per step, not a race
+   * and an async call per step: a 200-token burst is 200 steps.
+   */
+  const takeBurst = () =>
+    new Promise<void>((resolve, reject) => {
+      let over = false;
+      const stop = (error?: unknown) => {
+        if (over) return;
+        over = true;
+        clearImmediate(checkPhase);
+        if (error === undefined) resolve();
+        else reject(error);
+      };
+      const checkPhase = setImmediate(() => {
+        over = true;
+        resolve();
+      });
+      const take = (step: Step) => {
+        if (over) return;
+        pending = undefined;
+        try {
+          if (step.done) return void emit(step).then(() => stop(), (error: unknown) => stop(error ?? new Error("the stream's end failed")));
+          push(writer.event(step.value));
+        } catch (error) {
+          return stop(error ?? new Error("a stream event could not be written"));
+        }
+        next();
+      };
+      const next = (): void => {
+        if (ended || queuedChars >= MAX_BURST_CHARS) return stop();
+        pending ??= loop.next();
+        pending.then(take, (error: unknown) => {
+          if (over) return;
+          pending = undefined;
+          stop(error ?? new Error("the stream failed"));
+        });
+      };
+      next();
+    });
+
   const heartbeatBytes = encoder.encode(writer.heartbeat);
   let lastWrite = Date.now();
   let heartbeat: NodeJS.Timeout | undefined;
@@ -134,15 +175,7 @@ export async function pumpSse(options: PumpOptions): Promise<StreamHandle> {
         while (queue.length === 0 && !ended) await emit(await nextStep());
         // Events the loop can produce without waiting on the network (the rest of an upstream
         // read, a burst of tokens) leave in the same write: one syscall per burst, not per token.
-        // One check phase for the whole burst: not an Immediate and a promise per event.
-        const burstEnd = nextCheckPhase();
-        while (!ended && queuedChars < MAX_BURST_CHARS) {
-          pending ??= loop.next();
-          const ready = await Promise.race([pending, burstEnd]);
-          if (!ready) break;
-          pending = undefined;
-          await emit(ready);
-        }
+        await takeBurst();
       } catch (error) {
         pending = undefined;
         fail(error);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { APIError } from "openai";
-import { sseChunks } from "../../../src/adapters/openai-chat/sse-chunks.ts";
+import { sseChunkBatches } from "../../../src/adapters/openai-chat/sse-chunks.ts";
+import type { WireChunk } from "../../../src/adapters/openai-chat/wire-types.ts";
 
 const encoder = new TextEncoder();
 
@@ -20,6 +21,11 @@ function responseOf(pieces: (string | Uint8Array)[], onCancel?: () => void): Res
   return new Response(body, { headers: { "content-type": "text/event-stream", "x-request-id": "req_1" } });
 }
 
+/** The chunks one by one, as the adapter takes them out of each read's batch. */
+async function* sseChunks(response: Response, signal: AbortSignal): AsyncGenerator<WireChunk> {
+  for await (const batch of sseChunkBatches(response, signal)) yield* batch;
+}
+
 const event = (data: unknown) => `data: ${JSON.stringify(data)}\n\n`;
 
 async function collect(response: Response, signal = new AbortController().signal): Promise<unknown[]> {
@@ -28,7 +34,14 @@ async function collect(response: Response, signal = new AbortController().signal
   return out;
 }
 
-describe("sseChunks", () => {
+describe("sseChunkBatches", () => {
+  it("hands the chunks of one read over in one batch", async () => {
+    const response = responseOf([event({ n: 1 }) + event({ n: 2 }), event({ n: 3 }) + "data: [DONE]\n\n"]);
+    const batches: unknown[] = [];
+    for await (const batch of sseChunkBatches(response, new AbortController().signal)) batches.push(batch);
+    expect(batches).toEqual([[{ n: 1 }, { n: 2 }], [{ n: 3 }]]);
+  });
+
   it("yields each event's JSON in order and stops at [DONE], ignoring anything after it", async () => {
     const response = responseOf([event({ n: 1 }) + event({ n: 2 }), event({ n: 3 }) + "data: [DONE]\n\n" + event({ n: 4 })]);
     expect(await collect(response)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);

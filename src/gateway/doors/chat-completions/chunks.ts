@@ -40,6 +40,26 @@ export class ChunkBuilder {
     };
   }
 
+  /** The text chunk's JSON around its content, for the model it was made for (see textJson). */
+  private textTemplate: { model: string; before: string; after: string } | undefined;
+
+  /**
+   * The JSON of a text delta's chunk, the same text as JSON.stringify(fromEvent(text_delta)),
+   * made from a template: the fixed fields of the most frequent chunk are serialized once per
+   * response, not once per token.
+   */
+  textJson(delta: string): string {
+    let template = this.textTemplate;
+    if (template?.model !== this.model) {
+      // The content is the chunk's last free text (after id and model), so its marker is the last one.
+      const marker = JSON.stringify("\u0000delta");
+      const whole = JSON.stringify(this.chunk({ content: "\u0000delta" }));
+      const at = whole.lastIndexOf(marker);
+      template = this.textTemplate = { model: this.model, before: whole.slice(0, at), after: whole.slice(at + marker.length) };
+    }
+    return template.before + JSON.stringify(delta) + template.after;
+  }
+
   /** The opening chunk, as OpenAI sends it: the role and empty content. */
   opening(): object {
     return this.chunk({ role: "assistant", content: "" });

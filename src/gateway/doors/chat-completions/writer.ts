@@ -37,10 +37,10 @@ export class ChatCompletionsWriter implements SseWriter {
     if (event.type === "turn_start") this.firstTextOfTurn = true;
     if (event.type === "model_start") this.chunks.model = event.model;
     if (event.type === "text_delta") {
-      const separator = this.firstTextOfTurn && this.textSent ? frame(this.chunks.fromEvent({ type: "text_delta", delta: TURN_TEXT_SEPARATOR })!) : "";
+      const separator = this.firstTextOfTurn && this.textSent ? frame(this.chunks.textJson(TURN_TEXT_SEPARATOR)) : "";
       this.firstTextOfTurn = false;
       this.textSent = true;
-      return separator + frame(this.chunks.fromEvent(event)!);
+      return separator + frame(this.chunks.textJson(event.delta));
     }
     const tool = this.toolEvents ? toolEventPayload(event) : undefined;
     if (tool) return frame(this.chunks.toolEvent(tool));
