@@ -20,7 +20,7 @@ import { doorHandler } from "../shared/handler.ts";
 import { apiKeyAuth } from "./auth.ts";
 import { errorResponse } from "./errors.ts";
 import { hostGuard } from "./host-guard.ts";
-import { keyLimitsGate } from "./key-limits.ts";
+import { keyLimitsGate, keyLimitsOn } from "./key-limits.ts";
 import { gatewayConcurrencyCap } from "./limits.ts";
 import { requestIdFrom } from "./request-id.ts";
 import { traceCarrierFrom, withRequestId } from "../../core/request-context.ts";
@@ -59,7 +59,10 @@ export interface AppDeps extends ChatDeps {
 
 /**
  * The request's id (and, with tracing off, the client's trace context, which still reaches the
- * MCP servers the request calls; with tracing on the request's span does).
+ * MCP servers the request calls; with tracing on the request's span does), and Anthropic's
+ * protocol on its routes (and on any /v1 route asked in it: `anthropic-version`): errors in its
+ * shape, and its `request-id` header beside ours. One middleware, not two: each layer of Hono's
+ * compose costs about 4 µs per request (docs/performance.md).
  *
  * The async request context (src/core/request-context.ts) is entered only where something reads
  * it: Node 20's AsyncLocalStorage turns on a promise hook for the whole process once entered,
@@ -74,24 +77,18 @@ function requestContext(logger: Logger): MiddlewareHandler {
   return async (c, next) => {
     const id = requestIdFrom(c.req.header("x-request-id"));
     c.set("requestId" as never, id as never);
+    const path = c.req.path;
+    const door = path === "/v1" || path.startsWith("/v1/");
+    const anthropic = door && (path.startsWith("/v1/messages") || c.req.header("anthropic-version") !== undefined);
+    if (anthropic) c.set("errorFormat" as never, anthropicErrorFormat as never);
     const trace = tracingOn() ? undefined : traceCarrierFrom(c.req.header("traceparent"), c.req.header("tracestate"));
     if (trace) c.set("traceCarrier" as never, trace as never);
-    if (logger.isLevelEnabled("debug") || (trace && !c.req.path.startsWith("/v1/"))) await withRequestId(id, next, trace);
+    if (logger.isLevelEnabled("debug") || (trace && !door)) await withRequestId(id, next, trace);
     else await next();
     c.res.headers.set("x-request-id", id);
+    if (anthropic) c.res.headers.set("request-id", id);
   };
 }
-
-/**
- * Anthropic's protocol on its routes (and on /v1/models when asked in it): errors in its shape,
- * and its `request-id` header beside ours.
- */
-const anthropicProtocol: MiddlewareHandler = async (c, next) => {
-  if (!c.req.path.startsWith("/v1/messages") && c.req.header("anthropic-version") === undefined) return next();
-  c.set("errorFormat" as never, anthropicErrorFormat as never);
-  await next();
-  c.res.headers.set("request-id", c.get("requestId" as never) as string);
-};
 
 /**
  * CORS for browser apps on the configured origins: preflights answered (the headers a preflight
@@ -120,7 +117,6 @@ export function createApp(appDeps: AppDeps): Hono {
   app.use(requestContext(deps.logger));
   // Claude Code's connectivity probe (HEAD), sent without a key.
   app.get("/api/hello", (c) => c.body(null, 200));
-  app.use("/v1/*", anthropicProtocol);
   // Every front-door request is observed from here on: refusals by auth and limits count too.
   if (deps.observability) app.use("/v1/*", observeRequests(deps.observability, deps.config));
   // Before the host guard and the keys: a browser's preflight carries neither a key nor a body.
@@ -134,8 +130,11 @@ export function createApp(appDeps: AppDeps): Hono {
   }
   // /metrics and /ui's data: key holders only when keys are set (like /health's details), else the Host/Origin guard.
   if (deps.observability) mountObserveRoutes(app, { observability: deps.observability, config: deps.config, guard: deps.config.gateway.apiKeys.length === 0 ? hostGuard(deps.config) : auth });
-  // Bodies are read (and capped at gateway.maxBodyBytes) by the routes that take one.
-  app.use("/v1/*", auth, keyLimitsGate(deps.config, deps.limits!, deps.logger), gatewayConcurrencyCap(deps.config));
+  // Bodies are read (and capped at gateway.maxBodyBytes) by the routes that take one. Only what
+  // this configuration needs is mounted: without keys the host guard above stands in for auth.
+  if (deps.config.gateway.apiKeys.length > 0) app.use("/v1/*", auth);
+  if (keyLimitsOn(deps.config)) app.use("/v1/*", keyLimitsGate(deps.config, deps.limits!, deps.logger));
+  app.use("/v1/*", gatewayConcurrencyCap(deps.config));
   app.post("/v1/chat/completions", doorHandler(chatCompletionsDoor(deps.config), deps));
   app.post("/v1/messages", doorHandler(messagesDoor(deps.config, deps.providers), deps));
   app.post("/v1/messages/count_tokens", countTokensHandler(deps));

@@ -14,8 +14,13 @@ import { errorResponse } from "./errors.ts";
 /** The routes whose requests count against a key's `rpm` (POST). */
 const COUNTED = new Set(["/v1/chat/completions", "/v1/messages", "/v1/responses", "/v1/embeddings"]);
 
+/** Whether any key has `rpm` or `tpm` (else the gate is not mounted at all). */
+export function keyLimitsOn(config: GatewayConfig): boolean {
+  return config.gateway.keyPolicies.some(hasLimits);
+}
+
 export function keyLimitsGate(config: GatewayConfig, limits: KeyLimits, logger: Logger): MiddlewareHandler {
-  if (!config.gateway.keyPolicies.some(hasLimits)) return (_c, next) => next();
+  if (!keyLimitsOn(config)) return (_c, next) => next();
   return async (c, next) => {
     const policy = policyOf(config, callerKey(c));
     if (!hasLimits(policy)) return next();
