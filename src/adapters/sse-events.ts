@@ -147,8 +147,3 @@ export async function* sseBatches<T>(
     }
   }
 }
-
-/** The events one by one, undecoded (for protocols translated event by event). */
-export async function* sseEvents(body: ReadableStream<Uint8Array> | ByteSource, signal: AbortSignal, options: SseOptions = {}): AsyncGenerator<SseEvent> {
-  for await (const batch of sseBatches(body, signal, (event) => event, options)) yield* batch;
-}

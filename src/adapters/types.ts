@@ -32,3 +32,15 @@ export interface ModelAdapter extends ChatModel {
    */
   embed?(body: { [key: string]: unknown }, signal?: AbortSignal): Promise<unknown>;
 }
+
+/**
+ * A streamed answer's translation into StreamEvents, synchronous: the adapter's one generator
+ * yields what it returns, so an event passes no async layer of its own here (each costs a promise
+ * and a microtask per event). `finished` turns true with the event after which nothing more is
+ * read (the protocol's terminal event); `end()` is for a stream whose body ended before that.
+ */
+export interface StreamTranslation<T> {
+  push(event: T): StreamEvent[];
+  readonly finished: boolean;
+  end(): StreamEvent[];
+}

@@ -10,8 +10,8 @@ import { SdkHead, withHeaders } from "../sdk-head.ts";
 import { UpstreamHttp } from "../upstream-http.ts";
 import { ANTHROPIC_ERRORS, fromAnthropicError } from "./errors.ts";
 import { fromMessage } from "./from-response.ts";
-import { messageStreamEvents } from "./sse-events.ts";
-import { toStreamEvents } from "./stream.ts";
+import { messageStreamBatches } from "./sse-events.ts";
+import { streamTranslation } from "./stream.ts";
 import { passthroughParams } from "./passthrough.ts";
 import { toWireParams } from "./to-request.ts";
 import type { WireParams } from "./wire.ts";
@@ -108,11 +108,19 @@ export function createAnthropicAdapter(options: AdapterOptions): ModelAdapter {
       const { params, headers } = wireRequest(names.request, options);
       const response = await http.stream(await post({ ...params, stream: true }, headers, guard.signal));
       guard.arm();
-      for await (const event of toStreamEvents(messageStreamEvents(response, guard.signal), options.id)) {
+      // One generator: the events of each read come as one batch and are translated in place.
+      const translation = streamTranslation(options.id);
+      read: for await (const events of messageStreamBatches(response, guard.signal)) {
+        // The idle clock runs only while waiting on the upstream, not while the consumer works.
         guard.pause();
-        yield names.event(event);
+        for (const event of events) {
+          for (const out of translation.push(event)) yield names.event(out);
+          // message_stop: nothing more is read (the body's end is drained behind).
+          if (translation.finished) break read;
+        }
         guard.arm();
       }
+      if (!translation.finished) for (const out of translation.end()) yield names.event(out);
     } catch (error) {
       throw guard.interruption(options.id, error) ?? fromAnthropicError(options.id, error);
     } finally {

@@ -1,12 +1,13 @@
 /**
- * The raw events of a streamed Messages response (decoded by ../sse-events.ts), with the
- * Anthropic SDK's semantics: `ping` and unnamed events are skipped, an `error` event throws the
- * SDK's APIError with the error's type, events without data are skipped, and data that is not
- * JSON throws. After message_stop the body's end is read, so the connection is reused.
+ * The raw events of a streamed Messages response (decoded by ../sse-events.ts, a batch per read
+ * of the body), with the Anthropic SDK's semantics: `ping` and unnamed events are skipped, an
+ * `error` event throws the SDK's APIError with the error's type, events without data are skipped,
+ * and data that is not JSON throws. After message_stop the consumer stops reading (nothing after
+ * it is decoded) and the body's end is still read, so the connection is reused.
  */
 import { AnthropicError, APIError } from "@anthropic-ai/sdk";
 import type { ErrorType } from "@anthropic-ai/sdk/resources/shared";
-import { sseEvents, type StreamedAnswer } from "../sse-events.ts";
+import { sseBatches, type StreamedAnswer } from "../sse-events.ts";
 import type { WireStreamEvent } from "./wire.ts";
 
 function errorBody(data: string): unknown {
@@ -17,20 +18,26 @@ function errorBody(data: string): unknown {
   }
 }
 
-export async function* messageStreamEvents(response: StreamedAnswer, signal: AbortSignal): AsyncGenerator<WireStreamEvent> {
+export function messageStreamBatches(response: StreamedAnswer, signal: AbortSignal): AsyncGenerator<WireStreamEvent[]> {
   if (!response.body) throw new AnthropicError("Attempted to iterate over a response with no body");
+  const headers = response.headers;
   // Once message_stop is out the consumer stops reading; the body's end is still read then.
   let stopped = false;
-  for await (const { event, data } of sseEvents(response.body, signal, { complete: () => stopped })) {
-    if (event === undefined || event === "ping") continue;
-    if (event === "error") {
-      const body = errorBody(data);
-      const type = (body as { error?: { type?: ErrorType } } | undefined)?.error?.type;
-      throw new APIError(undefined, body as object, undefined, response.headers, type);
-    }
-    if (!data) continue;
-    const parsed = JSON.parse(data) as WireStreamEvent;
-    stopped ||= parsed.type === "message_stop";
-    yield parsed;
-  }
+  return sseBatches(
+    response.body,
+    signal,
+    ({ event, data }) => {
+      if (stopped || event === undefined || event === "ping") return undefined;
+      if (event === "error") {
+        const body = errorBody(data);
+        const type = (body as { error?: { type?: ErrorType } } | undefined)?.error?.type;
+        throw new APIError(undefined, body as object, undefined, headers, type);
+      }
+      if (!data) return undefined;
+      const parsed = JSON.parse(data) as WireStreamEvent;
+      stopped = parsed.type === "message_stop";
+      return parsed;
+    },
+    { complete: () => stopped },
+  );
 }

@@ -5,7 +5,7 @@ import { GEMINI_FUNCTION_NAMES } from "../quirks/function-names.ts";
 import type { AdapterOptions, ModelAdapter } from "../types.ts";
 import { fromResponse } from "./assembler.ts";
 import { responseError, transportError } from "./errors.ts";
-import { responseChunks, toStreamEvents } from "./stream.ts";
+import { responseChunkBatches, streamTranslation } from "./stream.ts";
 import { toWireRequest, type RequestContext } from "./to-request.ts";
 import { DEFAULT_TIMEOUT_MS, GeminiTransport, type GeminiOptions } from "./transport.ts";
 import type { WireRequest, WireResponse } from "./wire.ts";
@@ -45,11 +45,15 @@ export function createGeminiAdapter(options: AdapterOptions, gemini: GeminiOptio
       guard.arm();
       const response = await transport.post(request.model, "streamGenerateContent", toWireRequest(names.request, context), guard.signal);
       if (!response.ok) throw await responseError(provider, response);
-      for await (const event of toStreamEvents(responseChunks(response, guard.signal, provider), provider, request.model)) {
+      // One generator: the chunks of each read come as one batch and are translated in place.
+      const translation = streamTranslation(provider, request.model);
+      for await (const chunks of responseChunkBatches(response, guard.signal, provider)) {
+        // The idle clock runs only while waiting on the upstream, not while the consumer works.
         guard.pause();
-        yield names.event(event);
+        for (const chunk of chunks) for (const event of translation.push(chunk)) yield names.event(event);
         guard.arm();
       }
+      for (const event of translation.end()) yield names.event(event);
     } catch (error) {
       throw guard.interruption(provider, error) ?? transportError(provider, error);
     } finally {

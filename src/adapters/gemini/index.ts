@@ -3,7 +3,7 @@ export { DEFAULT_BASE_URL, DEFAULT_TIMEOUT_MS, GeminiTransport, authHeaders, isV
 export { toWireRequest, type RequestContext } from "./to-request.ts";
 export { toWireConversation, FOREIGN_CALL_SIGNATURE, PLACEHOLDER_USER_TEXT } from "./contents.ts";
 export { fromResponse, ResponseAssembler, TRUNCATED_CALL_ERROR } from "./assembler.ts";
-export { responseChunks, toStreamEvents } from "./stream.ts";
+export { responseChunkBatches, streamTranslation } from "./stream.ts";
 export { googleError, responseError, STATUS_BY_NAME } from "./errors.ts";
 export { modelTraits, MODEL_TRAITS, DEFAULT_TRAITS, type GeminiModelTraits } from "./models.ts";
 export { thinkingConfig, BUDGET_BY_EFFORT, LEVEL_BY_EFFORT } from "./generation.ts";

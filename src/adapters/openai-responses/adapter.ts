@@ -9,8 +9,8 @@ import { OPENAI_FUNCTION_NAMES } from "../quirks/function-names.ts";
 import type { AdapterOptions, ModelAdapter } from "../types.ts";
 import { fromOpenAIResponsesError } from "./errors.ts";
 import { fromResponse } from "./from-response.ts";
-import { responseStreamEvents } from "./sse-events.ts";
-import { toStreamEvents } from "./stream.ts";
+import { responseStreamBatches } from "./sse-events.ts";
+import { streamTranslation } from "./stream.ts";
 import { toWireParams } from "./to-request.ts";
 import { offeredTools } from "./tools.ts";
 import type { Response, WireParams } from "./wire.ts";
@@ -60,11 +60,19 @@ export function createOpenAIResponsesAdapter(options: AdapterOptions): ModelAdap
       const body = JSON.stringify({ ...params, stream: true });
       const response = await http.stream({ url: to.url, headers: withHeaders(to, headers), body, signal: guard.signal });
       guard.arm();
-      for await (const event of toStreamEvents(responseStreamEvents(response, guard.signal), provider, request.model)) {
+      // One generator: the events of each read come as one batch and are translated in place.
+      const translation = streamTranslation(provider, request.model);
+      read: for await (const events of responseStreamBatches(response, guard.signal)) {
+        // The idle clock runs only while waiting on the upstream, not while the consumer works.
         guard.pause();
-        yield names.event(event);
+        for (const event of events) {
+          for (const out of translation.push(event)) yield names.event(out);
+          // The terminal response: nothing more is read (the body's end is drained behind).
+          if (translation.finished) break read;
+        }
         guard.arm();
       }
+      if (!translation.finished) for (const out of translation.end()) yield names.event(out);
     } catch (error) {
       throw guard.interruption(provider, error) ?? fromOpenAIResponsesError(provider, error);
     } finally {

@@ -3,7 +3,7 @@ export { toWireParams, ENCRYPTED_REASONING, type RequestContext } from "./to-req
 export { toInputItems } from "./to-input.ts";
 export { toWireTools } from "./tools.ts";
 export { fromResponse, toResult } from "./from-response.ts";
-export { toStreamEvents } from "./stream.ts";
-export { responseStreamEvents } from "./sse-events.ts";
+export { streamTranslation } from "./stream.ts";
+export { responseStreamBatches } from "./sse-events.ts";
 export { fromOpenAIResponsesError } from "./errors.ts";
 export type { WireParams, WireInputItem, WireStreamEvent } from "./wire.ts";

@@ -1,27 +1,33 @@
 /**
- * The events of a streamed Responses call (decoded by ../sse-events.ts). Every event is read here
- * and handed on as parsed JSON; what an `error` event or a failed response means is the stream
- * assembler's business. Once a terminal event is out the consumer stops reading; the body's end
- * is still read then, so the connection goes back to the pool.
+ * The events of a streamed Responses call (decoded by ../sse-events.ts, a batch per read of the
+ * body). Every event is read here and handed on as parsed JSON; what an `error` event or a failed
+ * response means is the stream assembler's business. Once a terminal event is out the consumer
+ * stops reading (nothing after it is decoded); the body's end is still read then, so the
+ * connection goes back to the pool.
  */
 import { OpenAIError } from "openai";
 import { isJsonObject } from "../json-object.ts";
-import { sseEvents, type StreamedAnswer } from "../sse-events.ts";
+import { sseBatches, type StreamedAnswer } from "../sse-events.ts";
 import type { WireStreamEvent } from "./wire.ts";
 
 const TERMINAL = new Set(["response.completed", "response.incomplete", "response.failed", "error"]);
 
-export async function* responseStreamEvents(response: StreamedAnswer, signal: AbortSignal): AsyncGenerator<WireStreamEvent> {
+export function responseStreamBatches(response: StreamedAnswer, signal: AbortSignal): AsyncGenerator<WireStreamEvent[]> {
   if (!response.body) throw new OpenAIError("Attempted to iterate over a response with no body");
   let finished = false;
-  for await (const { event, data } of sseEvents(response.body, signal, { complete: () => finished })) {
-    // Compatible servers may end with Chat Completions' sentinel; an event without data says nothing.
-    if (data === "" || data.startsWith("[DONE]")) continue;
-    const parsed: unknown = JSON.parse(data);
-    if (!isJsonObject(parsed)) throw new OpenAIError(`unexpected stream event: ${data.slice(0, 200)}`);
-    // The event name is the type; a server that names an error only there still reports an error.
-    const typed = typeof parsed["type"] === "string" ? parsed : { ...parsed, type: event ?? "" };
-    finished ||= TERMINAL.has(typed["type"] as string);
-    yield typed as unknown as WireStreamEvent;
-  }
+  return sseBatches(
+    response.body,
+    signal,
+    ({ event, data }) => {
+      // Compatible servers may end with Chat Completions' sentinel; an event without data says nothing.
+      if (finished || data === "" || data.startsWith("[DONE]")) return undefined;
+      const parsed: unknown = JSON.parse(data);
+      if (!isJsonObject(parsed)) throw new OpenAIError(`unexpected stream event: ${data.slice(0, 200)}`);
+      // The event name is the type; a server that names an error only there still reports an error.
+      const typed = typeof parsed["type"] === "string" ? parsed : { ...parsed, type: event ?? "" };
+      finished = TERMINAL.has(typed["type"] as string);
+      return typed as unknown as WireStreamEvent;
+    },
+    { complete: () => finished },
+  );
 }

@@ -4,12 +4,23 @@
 import { describe, expect, it } from "vitest";
 import { fromMessage } from "../../../src/adapters/anthropic/from-response.ts";
 import { toStopReason } from "../../../src/adapters/anthropic/stop-reason.ts";
-import { toStreamEvents } from "../../../src/adapters/anthropic/stream.ts";
+import { streamTranslation } from "../../../src/adapters/anthropic/stream.ts";
 import type { WireStreamEvent } from "../../../src/adapters/anthropic/wire.ts";
+import type { StreamEvent } from "../../../src/core/index.ts";
 import { collect, eventTypes, lastResult, PROVIDER } from "./support.ts";
 
 async function* feed(events: unknown[]): AsyncGenerator<WireStreamEvent> {
   for (const event of events) yield event as WireStreamEvent;
+}
+
+/** The translation as the adapter runs it: event by event until `finished`, `end()` if the events ran out first. */
+async function* toStreamEvents(events: AsyncIterable<WireStreamEvent>, provider: string): AsyncGenerator<StreamEvent> {
+  const translation = streamTranslation(provider);
+  for await (const event of events) {
+    yield* translation.push(event);
+    if (translation.finished) return;
+  }
+  yield* translation.end();
 }
 
 const start = (usage: object) => ({

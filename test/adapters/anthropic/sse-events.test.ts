@@ -1,11 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { APIError } from "@anthropic-ai/sdk";
-import { messageStreamEvents } from "../../../src/adapters/anthropic/sse-events.ts";
+import { messageStreamBatches } from "../../../src/adapters/anthropic/sse-events.ts";
+import type { WireStreamEvent } from "../../../src/adapters/anthropic/wire.ts";
 
 const encoder = new TextEncoder();
 
 function responseOf(text: string): Response {
   return new Response(encoder.encode(text), { headers: { "content-type": "text/event-stream", "request-id": "req_9" } });
+}
+
+/** The events one by one, as the adapter takes them out of each read's batch. */
+async function* messageStreamEvents(response: Response, signal: AbortSignal): AsyncGenerator<WireStreamEvent> {
+  for await (const batch of messageStreamBatches(response, signal)) yield* batch;
 }
 
 async function collect(response: Response): Promise<unknown[]> {
@@ -14,7 +20,19 @@ async function collect(response: Response): Promise<unknown[]> {
   return out;
 }
 
-describe("messageStreamEvents", () => {
+describe("messageStreamBatches", () => {
+  it("hands the events of one read over in one batch and decodes nothing after message_stop", async () => {
+    const wire = [
+      'event: message_start\ndata: {"type":"message_start"}\n\n',
+      'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+      'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n',
+      "event: content_block_delta\ndata: {oops\n\n",
+    ].join("");
+    const batches: unknown[] = [];
+    for await (const batch of messageStreamBatches(responseOf(wire), new AbortController().signal)) batches.push(batch);
+    expect(batches).toEqual([[{ type: "message_start" }, { type: "message_stop" }]]);
+  });
+
   it("yields named events' JSON and skips ping, unnamed events and events without data", async () => {
     const wire = [
       'event: message_start\ndata: {"type":"message_start","n":1}\n\n',
