@@ -18,6 +18,7 @@ import {
   type Message,
   type ToolCallBlock,
 } from "../core/index.ts";
+import { extend } from "../core/extend.ts";
 import { callModel, TURN_TEXT_SEPARATOR, type TurnTextState } from "./call-model.ts";
 import { Compactor } from "./compaction.ts";
 import { runTools } from "./run-tools.ts";
@@ -152,7 +153,7 @@ async function* modelTurn(
 /** The request of a model call: the conversation so far (and a note for this call only), the turn's tools. */
 function turnRequest(options: LoopOptions, turn: number, tools: LoopOptions["request"]["tools"] & {}, progress: Progress, note: string | undefined): ChatRequest {
   const messages: Message[] = note ? [...progress.messages, { role: "user", content: [{ type: "text", text: note }] }] : progress.messages;
-  const request: ChatRequest = { ...options.request, messages, ...(tools.length > 0 ? { tools } : { tools: [] }) };
+  const request: ChatRequest = extend(options.request, { messages, tools: tools.length > 0 ? tools : [] });
   if (tools.length === 0) {
     // Nothing to call: tool_choice/parallel_tool_calls would only make providers reject the request.
     delete request.toolChoice;

@@ -6,6 +6,7 @@ import type {
 } from "openai/resources/chat/completions";
 import type { ResponseFormatJSONObject, ResponseFormatJSONSchema, ResponseFormatText } from "openai/resources/shared";
 import type { ChatRequest, ResponseFormat, ToolChoice, ToolDefinition } from "../../core/index.ts";
+import { extend } from "../../core/extend.ts";
 import { OPENAI_REASONING_MODEL } from "../openai-models.ts";
 import { toWireMessages } from "./to-messages.ts";
 
@@ -127,7 +128,7 @@ export function toChatCompletionParams(request: ChatRequest, options: RequestOpt
 
 /** A non-streamed body made streamed: usage is requested so the last chunk carries token counts. */
 export function withStreaming(body: ChatCompletionCreateParamsNonStreaming): ChatCompletionCreateParamsStreaming {
-  return { ...body, stream: true, stream_options: { ...body.stream_options, include_usage: true } };
+  return extend(body, { stream: true as const, stream_options: extend(body.stream_options ?? {}, { include_usage: true }) });
 }
 
 /** The streamed body for a neutral request. */

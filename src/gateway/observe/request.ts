@@ -9,6 +9,7 @@
  */
 import type { Logger } from "pino";
 import type { ChatResult, GatewayError, ToolCallBlock, ToolResultBlock, ToolSet } from "../../core/index.ts";
+import { extend } from "../../core/extend.ts";
 import { errorType, tracingOn } from "../../core/tracing.ts";
 import type { LoopEvent, LoopOutcome } from "../../loop/index.ts";
 import type { ModelCallObserver, ModelTarget } from "../routing/resilient-model.ts";
@@ -246,8 +247,8 @@ export class RequestObservation implements ModelCallObserver {
     if (metrics) {
       const labels = metrics.bound({ gen_ai_operation_name: OPERATION.CHAT, gen_ai_provider_name: provider, gen_ai_request_model: requestModel, gen_ai_response_model: result.model });
       metrics.clientDuration.observe(labels, seconds);
-      metrics.tokenUsage.observe({ ...labels, gen_ai_token_type: "input" }, usage.inputTokens);
-      metrics.tokenUsage.observe({ ...labels, gen_ai_token_type: "output" }, usage.outputTokens);
+      metrics.tokenUsage.observe(extend(labels, { gen_ai_token_type: "input" }), usage.inputTokens);
+      metrics.tokenUsage.observe(extend(labels, { gen_ai_token_type: "output" }), usage.outputTokens);
     }
     const entry = this.openModelEntry();
     if (entry && this.record) {
@@ -393,7 +394,7 @@ export class RequestObservation implements ModelCallObserver {
       if (this.requested !== "" || outcome) {
         const labels: Record<string, string> = { gen_ai_operation_name: OPERATION.CHAT, gen_ai_provider_name: this.provider, gen_ai_request_model: this.requested };
         if (this.responseModel !== "") labels.gen_ai_response_model = this.responseModel;
-        metrics.serverDuration.observe(metrics.bound(failed && type ? { ...labels, error_type: type } : labels), seconds);
+        metrics.serverDuration.observe(metrics.bound(failed && type ? extend(labels, { error_type: type }) : labels), seconds);
       }
       if (error && isLimitRefusal(error)) metrics.limitRefusals.inc({ reason: error.code!, key: this.keyName ?? "" });
     }

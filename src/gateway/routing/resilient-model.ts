@@ -7,6 +7,7 @@
  * when the fallback speaks another schema dialect.
  */
 import { toGatewayError, type ChatModel, type ChatRequest, type GatewayError, type SchemaTarget, type StreamEvent, type ToolDefinition, type ToolSet } from "../../core/index.ts";
+import { extend } from "../../core/extend.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { DeploymentHooks } from "./deployments.ts";
 import type { ModelCandidate } from "./resolve-model.ts";
@@ -127,7 +128,7 @@ export function resilientModel(options: ResilientOptions): ChatModel {
           const result = await candidate.provider.adapter.complete(forCandidate(request, candidate), signal);
           end();
           start = attempts.index;
-          return { ...result, provider: candidate.provider.name };
+          return extend(result, { provider: candidate.provider.name });
         } catch (thrown) {
           end();
           await attempts.next(thrown, false);
@@ -167,8 +168,8 @@ function logFallback(logger: Logger, from: ModelCandidate, to: ModelCandidate, e
 
 /** Which provider answered: the routing layer knows, the adapter does not. */
 function answeredBy(event: StreamEvent, provider: string): StreamEvent {
-  if (event.type === "start") return { ...event, provider };
-  if (event.type === "done") return { ...event, result: { ...event.result, provider } };
+  if (event.type === "start") return extend(event, { provider });
+  if (event.type === "done") return extend(event, { result: extend(event.result, { provider }) });
   return event;
 }
 

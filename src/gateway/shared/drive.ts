@@ -6,6 +6,7 @@ import { stepKeys } from "../state/hidden-steps.ts";
 import { observedLoop } from "../observe/loop.ts";
 import type { RequestObservation } from "../observe/request.ts";
 import type { ToolSet } from "../../core/index.ts";
+import { extend } from "../../core/extend.ts";
 import type { TraceCarrier } from "../../core/request-context.ts";
 import type { ChatDeps } from "./deps.ts";
 import type { PreparedRequest } from "./door.ts";
@@ -24,7 +25,7 @@ function carryingTrace(tools: ToolSet, trace: TraceCarrier): ToolSet {
   return {
     definitions: (target) => tools.definitions(target),
     has: (name) => tools.has(name),
-    call: (call, context) => tools.call(call, { ...context, trace }),
+    call: (call, context) => tools.call(call, extend(context, { trace })),
   };
 }
 

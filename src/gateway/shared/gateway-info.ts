@@ -1,5 +1,5 @@
 import type { LoopOutcome, LoopStopReason, PlanReport } from "../../loop/index.ts";
-import { loopReport } from "./loop-setup.ts";
+import { addLoopReport } from "./loop-setup.ts";
 
 /**
  * What the gateway did for a response, beyond the OpenAI fields: the exact stop reason (the
@@ -25,15 +25,16 @@ export interface GatewayInfo {
   plan?: PlanReport;
 }
 
+/** Built by assignment in the fields' order, not with spreads (5 µs against 0.1 on Node 20: src/core/extend.ts). */
 export function gatewayInfo(outcome: LoopOutcome): GatewayInfo {
-  return {
-    ...(outcome.last.provider ? { provider: outcome.last.provider } : {}),
-    model: outcome.last.model,
-    stop_reason: outcome.stopReason,
-    turns: outcome.turns,
-    tool_calls: outcome.tools.map((t) => ({ name: t.call.name, duration_ms: t.durationMs, is_error: t.result.isError })),
-    usage: { input_tokens: outcome.usage.inputTokens, output_tokens: outcome.usage.outputTokens },
-    ...loopReport(outcome),
-    ...(outcome.plan ? { plan: outcome.plan } : {}),
-  };
+  const info = {} as GatewayInfo;
+  if (outcome.last.provider) info.provider = outcome.last.provider;
+  info.model = outcome.last.model;
+  info.stop_reason = outcome.stopReason;
+  info.turns = outcome.turns;
+  info.tool_calls = outcome.tools.map((t) => ({ name: t.call.name, duration_ms: t.durationMs, is_error: t.result.isError }));
+  info.usage = { input_tokens: outcome.usage.inputTokens, output_tokens: outcome.usage.outputTokens };
+  addLoopReport(outcome, info as unknown as Record<string, unknown>);
+  if (outcome.plan) info.plan = outcome.plan;
+  return info;
 }

@@ -252,26 +252,31 @@ export function loopOptionsFor(
 }
 
 /** The fields of `mcp_gateway` and the log line that tell what compaction, tool search and final_answer did. */
-export function loopReport(outcome: { compaction?: CompactionReport; toolSearch?: ToolSearchReport; finalAnswer?: boolean } | undefined): Record<string, unknown> {
-  if (!outcome) return {};
+export function loopReport(outcome: LoopReportSource | undefined): Record<string, unknown> {
+  return addLoopReport(outcome, {});
+}
+
+type LoopReportSource = { compaction?: CompactionReport; toolSearch?: ToolSearchReport; finalAnswer?: boolean };
+
+/** loopReport's fields added to `into` (assigned, not spread: see src/core/extend.ts), which it returns. */
+export function addLoopReport<T extends Record<string, unknown>>(outcome: LoopReportSource | undefined, into: T): T {
+  if (!outcome) return into;
   const c = outcome.compaction;
   const s = outcome.toolSearch;
-  return {
-    ...(c
-      ? {
-          compacted: {
-            reason: c.reason,
-            strategy: c.strategy,
-            turns_removed: c.turnsRemoved,
-            messages_removed: c.messagesRemoved,
-            results_shortened: c.resultsShortened,
-            tokens_before: c.tokensBefore,
-            tokens_after: c.tokensAfter,
-            summarized: c.summarized,
-          },
-        }
-      : {}),
-    ...(s ? { tool_search: { tools: s.tools, offered: s.offered, found: s.found, searches: s.searches, tokens_saved: s.tokensSaved } } : {}),
-    ...(outcome.finalAnswer ? { final_answer: true } : {}),
-  };
+  const out = into as Record<string, unknown>;
+  if (c) {
+    out.compacted = {
+      reason: c.reason,
+      strategy: c.strategy,
+      turns_removed: c.turnsRemoved,
+      messages_removed: c.messagesRemoved,
+      results_shortened: c.resultsShortened,
+      tokens_before: c.tokensBefore,
+      tokens_after: c.tokensAfter,
+      summarized: c.summarized,
+    };
+  }
+  if (s) out.tool_search = { tools: s.tools, offered: s.offered, found: s.found, searches: s.searches, tokens_saved: s.tokensSaved };
+  if (outcome.finalAnswer) out.final_answer = true;
+  return into;
 }

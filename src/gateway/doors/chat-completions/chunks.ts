@@ -4,6 +4,7 @@
  */
 import type { LoopEvent, PlanReport } from "../../../loop/index.ts";
 import type { Usage } from "../../../core/index.ts";
+import { extend } from "../../../core/extend.ts";
 import { ArgumentRelay, argumentText } from "../../shared/argument-relay.ts";
 import type { FinishReason } from "./finish-reason.ts";
 import type { GatewayInfo } from "../../shared/gateway-info.ts";
@@ -102,7 +103,8 @@ export class ChunkBuilder {
 
   /** The closing chunk; `info` rides along as the extra `mcp_gateway` field. */
   finish(reason: FinishReason, info?: GatewayInfo): object {
-    return { ...this.chunk({}, reason), ...(info ? { mcp_gateway: info } : {}) };
+    const chunk = this.chunk({}, reason);
+    return info ? extend(chunk, { mcp_gateway: info }) : chunk;
   }
 
   /** The usage chunk of `stream_options.include_usage`: no choices. */
