@@ -200,6 +200,14 @@ function keyDigest(request: Request): Buffer {
 
 /** Reads at most `max` bytes of a body; undefined when it is larger. */
 async function readCapped(request: Request, max: number): Promise<string | undefined> {
+  // A declared length within the limit (the HTTP parser holds the body to it): read whole through
+  // @hono/node-server's fast path, which reads the IncomingMessage directly. Touching `body` would
+  // make it a web stream (Readable.toWeb) for every POST.
+  const declared = Number(request.headers.get("content-length") ?? Number.NaN);
+  if (Number.isInteger(declared) && declared >= 0 && declared <= max) {
+    const text = await request.text();
+    return Buffer.byteLength(text) > max ? undefined : text;
+  }
   if (!request.body) return "";
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -8,9 +8,15 @@ export function imageFromUrl(url: string): ImageBlock {
   return { type: "image", source: { kind: "url", url } };
 }
 
-/** Drops undefined and null values, so the neutral request holds only what the client set. */
+/** Drops undefined and null values, so the neutral request holds only what the client set (keys in their order). */
 export function defined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== null)) as T;
+  // Assigned one by one: fromEntries(entries().filter()) built three arrays per request.
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const v = (value as Record<string, unknown>)[key];
+    if (v !== undefined && v !== null) out[key] = v;
+  }
+  return out as T;
 }
 
 /** The reasoning efforts the doors accept (OpenAI's, and Anthropic's `output_config.effort`). */
