@@ -1,5 +1,6 @@
 import Anthropic from "@anthropic-ai/sdk";
 import type { ChatRequest, ChatResult, StreamEvent } from "../../core/index.ts";
+import { extend } from "../../core/extend.ts";
 import { fastFetch } from "../../core/fast-fetch.ts";
 import { abortedError } from "../http-error.ts";
 import { renameFunctions } from "../neutral-names.ts";
@@ -106,7 +107,7 @@ export function createAnthropicAdapter(options: AdapterOptions): ModelAdapter {
     const names = renameFunctions(request, ANTHROPIC_FUNCTION_NAMES);
     try {
       const { params, headers } = wireRequest(names.request, options);
-      const response = await http.stream(await post({ ...params, stream: true }, headers, guard.signal));
+      const response = await http.stream(await post(extend(params, { stream: true }), headers, guard.signal));
       guard.arm();
       // One generator: the events of each read come as one batch and are translated in place.
       const translation = streamTranslation(options.id);

@@ -1,4 +1,5 @@
 import type { ChatRequest, ChatResult, StreamEvent } from "../../core/index.ts";
+import { extend } from "../../core/extend.ts";
 import { abortedError } from "../http-error.ts";
 import { createOpenAIClient, DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_TIMEOUT_MS, OPENAI_ERRORS } from "../openai-client.ts";
 import { SdkHead, withHeaders } from "../sdk-head.ts";
@@ -57,7 +58,7 @@ export function createOpenAIResponsesAdapter(options: AdapterOptions): ModelAdap
     try {
       const { params, headers } = wireRequest(names.request, request, provider);
       const to = await head.get();
-      const body = JSON.stringify({ ...params, stream: true });
+      const body = JSON.stringify(extend(params, { stream: true }));
       const response = await http.stream({ url: to.url, headers: withHeaders(to, headers), body, signal: guard.signal });
       guard.arm();
       // One generator: the events of each read come as one batch and are translated in place.

@@ -5,6 +5,7 @@
  * next turn instead of living in the provider's store.
  */
 import type { ChatRequest, ResponseFormat } from "../../core/index.ts";
+import { extend } from "../../core/extend.ts";
 import { OPENAI_REASONING_MODEL } from "../openai-models.ts";
 import { withPassthrough } from "./passthrough.ts";
 import { toInputItems } from "./to-input.ts";
@@ -131,8 +132,8 @@ export function toWireParams(request: ChatRequest, context: RequestContext): Wir
   const merged = passthrough?.protocol === "openai-responses" ? withPassthrough(base, passthrough, context.toolNames ?? new Set()) : base;
   // `stream` is ours to decide (complete vs stream).
   const { stream: _stream, ...extra } = request.extra ?? {};
-  const params = withoutEmptyTools({ ...merged, ...extra } as WireParams);
+  const params = withoutEmptyTools(extend(merged, extra) as WireParams);
   const include = union(params.include, merged.include, wantsEncryptedReasoning(request, params) ? [ENCRYPTED_REASONING] : []);
   const { include: _include, ...rest } = params;
-  return { ...rest, store: false, ...(include.length > 0 ? { include: include as WireParams["include"] } : {}) };
+  return extend(rest, include.length > 0 ? { store: false, include: include as WireParams["include"] } : { store: false });
 }

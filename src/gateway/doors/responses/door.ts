@@ -1,6 +1,7 @@
 /** The OpenAI Responses front door: `POST /v1/responses` (Codex, the Agents SDK, `responses.create`). */
 import type { Context } from "hono";
 import { GatewayError, type Message, type ToolDefinition } from "../../../core/index.ts";
+import { extend } from "../../../core/extend.ts";
 import type { GatewayConfig } from "../../../core/config/index.ts";
 import type { Logger } from "../../../core/logger.ts";
 import { describeIssues } from "../../../core/zod-issues.ts";
@@ -228,7 +229,7 @@ export function responsesDoor(deps: ResponsesDoorDeps): Door<ResponsesRequest> {
     respond(outcome, prepared) {
       const output = [...prepared.parsed.leading, ...outcomeItems(outcome, itemContext(prepared, deps))];
       const head = { ...prepared.parsed.head, model: outcome.last.model };
-      return { body: responseObject(head, output, { ...statusOf(outcome), outcome }), headers: { "x-mcp-gateway-stop-reason": outcome.stopReason } };
+      return { body: responseObject(head, output, extend(statusOf(outcome), { outcome })), headers: { "x-mcp-gateway-stop-reason": outcome.stopReason } };
     },
     writer: (prepared) => new ResponsesWriter(prepared.parsed.head, itemContext(prepared, deps), prepared.parsed.leading, prepared.parsed.loop?.toolEvents === true),
     async remember(prepared, outcome, answer) {
