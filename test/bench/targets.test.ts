@@ -33,6 +33,13 @@ describe("bench targets", () => {
     ]);
   });
 
+  it("judges CPU and throughput from the paired measurement when the run made one", () => {
+    const paired = { ...results(0.3), paired_non_streaming_c16: { rounds: 3, gateway: { rps: 2600, cpuMsPerRequest: 0.19 }, bareProxy: { rps: 5000, cpuMsPerRequest: 0.1 } } };
+    const [cpu, rps] = judge(paired);
+    expect(cpu).toMatchObject({ measured: "1.90× (0.190 vs 0.100 ms)", met: true });
+    expect(rps).toMatchObject({ measured: "0.52× (2600 vs 5000)", met: true });
+  });
+
   it("compares added latency with the bare proxy's plus 0.25 ms", () => {
     const base = { "bare_proxy_latency_non-streaming_c1": { addedP50Ms: 0.3 } };
     const [met] = judge({ ...base, "latency_non-streaming_c1": { addedP50Ms: 0.55 } });
