@@ -20,34 +20,35 @@ function runScript(script: string, stderr: "pipe" | "closed") {
   return spawnSync("bash", ["-c", shell, program], { cwd: root, encoding: "utf8", timeout: 30_000 });
 }
 
+/** A destination on a fresh file, and what the file holds so far. */
+async function withLogFile(check: (destination: ReturnType<typeof batchedDestination>, written: () => string) => Promise<void>): Promise<void> {
+  const file = join(mkdtempSync(join(tmpdir(), "log-dest-")), "log");
+  const fd = openSync(file, "w");
+  try {
+    await check(batchedDestination(fd), () => readFileSync(file, "utf8"));
+  } finally {
+    closeSync(fd);
+  }
+}
+
 describe("the batched log destination", () => {
   it("writes a turn's lines together, in order, once the turn is over", async () => {
-    const file = join(mkdtempSync(join(tmpdir(), "log-dest-")), "log");
-    const fd = openSync(file, "w");
-    try {
-      const destination = batchedDestination(fd);
+    await withLogFile(async (destination, written) => {
       destination.write("one\n");
       destination.write("two\n");
       destination.write("three\n");
-      expect(readFileSync(file, "utf8")).toBe("");
+      expect(written()).toBe("");
       await nextCheckPhase();
-      expect(readFileSync(file, "utf8")).toBe("one\ntwo\nthree\n");
-    } finally {
-      closeSync(fd);
-    }
+      expect(written()).toBe("one\ntwo\nthree\n");
+    });
   });
 
   it("writes what is buffered when the logger is flushed, and says when", async () => {
-    const file = join(mkdtempSync(join(tmpdir(), "log-dest-")), "log");
-    const fd = openSync(file, "w");
-    try {
-      const destination = batchedDestination(fd);
+    await withLogFile(async (destination, written) => {
       destination.write("now\n");
       await new Promise<void>((resolve) => destination.flush(() => resolve()));
-      expect(readFileSync(file, "utf8")).toBe("now\n");
-    } finally {
-      closeSync(fd);
-    }
+      expect(written()).toBe("now\n");
+    });
   });
 
   it("writes what is left when the process exits", () => {

@@ -15,6 +15,7 @@ import { GEMINI_FUNCTION_NAMES, OPENAI_FUNCTION_NAMES, type FunctionNameRules } 
 import type { RequestQuirks, WireRequest } from "../quirks/request/index.ts";
 import { ResponseQuirks } from "../quirks/response/index.ts";
 import type { QuirkSwitches } from "../quirks/types.ts";
+import type { StreamTranslation } from "../types.ts";
 import { fromChatCompletion, type ResponseContext } from "./from-response.ts";
 import { ChunkTranslator } from "./stream.ts";
 import { toChatCompletionParams, withStreaming, type RequestOptions } from "./to-request.ts";
@@ -67,11 +68,13 @@ export class Exchange {
    * The translation of a streamed answer (quirks, translation, quirks), synchronous: the adapter's
    * one generator yields what it returns, so an event passes no async layer of its own here.
    */
-  streamTranslation(): { push(chunk: WireChunk): StreamEvent[]; end(): StreamEvent[] } {
+  streamTranslation(): StreamTranslation<WireChunk> {
     const translator = new ChunkTranslator(this.context);
     const out = (events: StreamEvent[]) => events.map((event) => this.names.event(this.response.event(event)));
     return {
       push: (chunk) => out(translator.push(this.response.chunk(chunk))),
+      // [DONE] is the sseChunkBatches' business: the body is read to its end.
+      finished: false,
       end: () => out(translator.end()),
     };
   }
