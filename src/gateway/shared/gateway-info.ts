@@ -15,7 +15,7 @@ export interface GatewayInfo {
   tool_calls: { name: string; duration_ms: number; is_error: boolean }[];
   /** Every model call of the request summed (a door's own usage may count differently: Messages reports the last call's input). */
   usage: { input_tokens: number; output_tokens: number };
-  /** Context compaction of this request: turns removed, tokens before and after, strategy (loop-setup.ts loopReport). */
+  /** Context compaction of this request: turns removed, tokens before and after, strategy (loop-setup.ts addLoopReport). */
   compacted?: unknown;
   /** The search tool that stood in for the MCP tools: tools, offered, found, tokens saved. */
   tool_search?: unknown;

@@ -251,14 +251,13 @@ export function loopOptionsFor(
   };
 }
 
-/** The fields of `mcp_gateway` and the log line that tell what compaction, tool search and final_answer did. */
-export function loopReport(outcome: LoopReportSource | undefined): Record<string, unknown> {
-  return addLoopReport(outcome, {});
-}
-
+/** What an outcome says of compaction, tool search and final_answer. */
 type LoopReportSource = { compaction?: CompactionReport; toolSearch?: ToolSearchReport; finalAnswer?: boolean };
 
-/** loopReport's fields added to `into` (assigned, not spread: see src/core/extend.ts), which it returns. */
+/**
+ * What compaction, tool search and final_answer did, as the fields of `mcp_gateway` and the log
+ * line, added to `into` (assigned, not spread: see src/core/extend.ts), which it returns.
+ */
 export function addLoopReport<T extends Record<string, unknown>>(outcome: LoopReportSource | undefined, into: T): T {
   if (!outcome) return into;
   const c = outcome.compaction;
