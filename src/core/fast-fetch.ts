@@ -39,38 +39,84 @@ export function responseHeaders(raw: Record<string, string | string[] | undefine
 
 /**
  * The body as a web stream that fails the way fetch's does (a TypeError "terminated" with the
- * socket error as cause), so the SDKs' and adapters' error mapping sees what it knows.
+ * socket error as cause), so the SDKs' and adapters' error mapping sees what it knows. A `lazy`
+ * one takes nothing from the socket until it is first read, so that its Node stream can be
+ * claimed instead (`claimNodeBody`).
  */
-function webBody(body: Readable, signal: AbortSignal | undefined): ReadableStream<Uint8Array> {
+function webBody(body: Readable, signal: AbortSignal | undefined, lazy = false): ReadableStream<Uint8Array> {
   // Set once the web side is closed, errored or cancelled: data the socket still delivers
   // after that is dropped, not enqueued on a closed controller.
   let done = false;
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      body.on("data", (chunk: Buffer) => {
-        if (done) return;
-        controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-        if ((controller.desiredSize ?? 1) <= 0) body.pause();
-      });
-      body.once("end", () => {
-        if (done) return;
-        done = true;
-        controller.close();
-      });
-      body.once("error", (error) => {
-        if (done) return;
-        done = true;
-        controller.error(failure(error, signal));
-      });
-    },
-    pull() {
-      body.resume();
-    },
-    cancel(reason) {
+  let attached = false;
+  let claimed = false;
+  const attach = (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    attached = true;
+    body.on("data", (chunk: Buffer) => {
+      if (done) return;
+      controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      if ((controller.desiredSize ?? 1) <= 0) body.pause();
+    });
+    body.once("end", () => {
+      if (done) return;
       done = true;
-      body.destroy(reason instanceof Error ? reason : undefined);
+      controller.close();
+    });
+    body.once("error", (error) => {
+      if (done) return;
+      done = true;
+      controller.error(failure(error, signal));
+    });
+  };
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        if (!lazy) attach(controller);
+      },
+      pull(controller) {
+        if (claimed) {
+          controller.error(new TypeError("Body is unusable: its stream was read directly"));
+          return;
+        }
+        if (!attached) attach(controller);
+        body.resume();
+      },
+      cancel(reason) {
+        done = true;
+        body.destroy(reason instanceof Error ? reason : undefined);
+      },
     },
-  });
+    lazy ? { highWaterMark: 0 } : undefined,
+  );
+  if (lazy) {
+    (stream as ReadableStream<Uint8Array> & { [NODE_BODY]?: NodeBody })[NODE_BODY] = {
+      signal,
+      claim: () => {
+        if (attached || claimed || stream.locked) return undefined;
+        claimed = true;
+        return body;
+      },
+    };
+  }
+  return stream;
+}
+
+const NODE_BODY = Symbol("nodeBody");
+
+interface NodeBody {
+  signal: AbortSignal | undefined;
+  /** The Node stream, once, if the web side was never read. */
+  claim(): Readable | undefined;
+}
+
+/**
+ * The Node stream under a body this fetch handed out lazily (`directEventStreams`), for a reader
+ * that does without web streams; undefined when the body is not one, or was read already. Its
+ * read failures still need `failure()` to look like fetch's.
+ */
+export function claimNodeBody(stream: unknown): { body: Readable; signal: AbortSignal | undefined } | undefined {
+  const tagged = (stream as { [NODE_BODY]?: NodeBody } | null | undefined)?.[NODE_BODY];
+  const body = tagged?.claim();
+  return body ? { body, signal: tagged!.signal } : undefined;
 }
 
 /**
@@ -103,24 +149,27 @@ class UndiciResponse {
   #web: ReadableStream<Uint8Array> | null | undefined;
   #used = false;
   #signal: AbortSignal | undefined;
+  #lazyEventStream: boolean;
 
   constructor(
     response: UndiciResponseData,
     readonly url: string,
     empty: boolean,
     signal: AbortSignal | undefined,
+    directEventStreams = false,
   ) {
     this.#signal = signal;
     this.status = response.statusCode;
     this.statusText = response.statusText ?? "";
     this.ok = response.statusCode >= 200 && response.statusCode < 300;
     this.headers = responseHeaders(response.headers);
+    this.#lazyEventStream = directEventStreams && isEventStream(this.headers.get("content-type"));
     this.#raw = empty ? null : response.body;
     if (empty) this.#web = null;
   }
 
   get body(): ReadableStream<Uint8Array> | null {
-    if (this.#web === undefined) this.#web = webBody(this.#raw!, this.#signal);
+    if (this.#web === undefined) this.#web = webBody(this.#raw!, this.#signal, this.#lazyEventStream);
     return this.#web;
   }
 
@@ -173,23 +222,33 @@ function allowManyListeners(signal: AbortSignal | null | undefined): void {
   if (signal && getMaxListeners(signal) < 1500) setMaxListeners(1500, signal);
 }
 
+function isEventStream(contentType: string | null): boolean {
+  return contentType?.split(";")[0]?.trim().toLowerCase() === "text/event-stream";
+}
+
 export interface FastFetchOptions {
   /** How long an idle keep-alive connection is kept (ms); undici's default is 4 s, as Node's fetch. */
   keepAliveTimeout?: number;
   keepAliveMaxTimeout?: number;
+  /**
+   * An event stream's `body` is lazy, and its Node stream can be claimed (`claimNodeBody`) by a
+   * reader that parses it without web streams (the MCP client transport: lean-sse.ts).
+   */
+  directEventStreams?: boolean;
 }
 
 /** A fetch over its own connection pool. */
 export function createFastFetch(options: FastFetchOptions = {}): typeof fetch {
-  return fetchOver(new Agent(options));
+  const { directEventStreams = false, ...pool } = options;
+  return fetchOver(new Agent(pool), directEventStreams);
 }
 
 /** A fetch over the given connection pool. */
-function fetchOver(dispatcher: Agent): typeof fetch {
-  return (input, init) => fastRequest(dispatcher, input, init);
+function fetchOver(dispatcher: Agent, directEventStreams = false): typeof fetch {
+  return (input, init) => fastRequest(dispatcher, input, init, directEventStreams);
 }
 
-async function fastRequest(dispatcher: Agent, input: Parameters<typeof fetch>[0], init: Parameters<typeof fetch>[1]): Promise<Response> {
+async function fastRequest(dispatcher: Agent, input: Parameters<typeof fetch>[0], init: Parameters<typeof fetch>[1], directEventStreams: boolean): Promise<Response> {
   // Not what the SDKs send for chat calls (a Request, or an upload body undici would not
   // encode the way fetch does): the platform fetch, exactly.
   if ((input instanceof Request && init === undefined) || init?.body instanceof FormData || init?.body instanceof URLSearchParams) return fetch(input, init);
@@ -205,7 +264,7 @@ async function fastRequest(dispatcher: Agent, input: Parameters<typeof fetch>[0]
   const empty = response.statusCode === 204 || response.statusCode === 304 || init?.method === "HEAD";
   if (empty) response.body.resume();
   // The SDKs read only the members UndiciResponse has (see its comment).
-  return new UndiciResponse(response, url, empty, init?.signal ?? undefined) as unknown as Response;
+  return new UndiciResponse(response, url, empty, init?.signal ?? undefined, directEventStreams) as unknown as Response;
 }
 
 /**

@@ -8,6 +8,7 @@ import { SSEClientTransport, StreamableHTTPClientTransport, type Client, type JS
 import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
 import type { RemoteServerConfig, ServerConfig, StdioServerConfig } from "../../core/config/index.ts";
 import { createFastFetch } from "../../core/fast-fetch.ts";
+import { readEventStreamsDirectly } from "./lean-sse.ts";
 import { MARKER_VARIABLE } from "./server-processes.ts";
 
 
@@ -19,6 +20,8 @@ import { MARKER_VARIABLE } from "./server-processes.ts";
  * does not retry a POST.
  */
 const fastFetch = createFastFetch({ keepAliveTimeout: 4_000 });
+/** The Streamable HTTP transport's: its event streams are read without web streams (lean-sse.ts). */
+const streamableFetch = createFastFetch({ keepAliveTimeout: 4_000, directEventStreams: true });
 
 export interface OpenedTransport {
   transport: Transport;
@@ -102,7 +105,8 @@ export async function connectClient(client: Client, config: ServerConfig, timeou
     await client.connect(transport, connectOptions(timeoutMs, LEGACY));
     return { transport, kind: "sse" };
   }
-  const transport = hook(new StreamableHTTPClientTransport(url, { requestInit: remoteInit(config), fetch: fastFetch }), hooks);
+  const transport = hook(new StreamableHTTPClientTransport(url, { requestInit: remoteInit(config), fetch: streamableFetch }), hooks);
+  readEventStreamsDirectly(transport);
   try {
     await client.connect(transport, connectOptions(timeoutMs, hooks.prior));
     return { transport, kind: "http" };
