@@ -62,6 +62,8 @@ export async function* runAgentLoop(options: LoopOptions): AsyncGenerator<LoopEv
     ...(offer ? { offer } : {}),
   };
   try {
+    // The outcome: the `done` event carries it, yielded once below (not by a generator of its own).
+    let ended: LoopOutcome;
     for (let turn = 1; ; turn++) {
       options.signal?.throwIfAborted();
       yield { type: "turn_start", turn };
@@ -74,15 +76,20 @@ export async function* runAgentLoop(options: LoopOptions): AsyncGenerator<LoopEv
       collectVisible(progress, assistant);
 
       const finished = finishedWithoutTools(result, calls.length, clientCalls.length, turn, options.maxIterations);
-      if (finished === "max_iterations" && options.finalAnswer) return yield* finalAnswer(options, turn, assistant, gatewayCalls, clientToolNames, progress);
+      if (finished === "max_iterations" && options.finalAnswer) {
+        ended = yield* finalAnswer(options, turn, assistant, gatewayCalls, clientToolNames, progress);
+        break;
+      }
       if (finished) {
         appendMessage(progress, assistant);
         // A user message queued for the run (steering.ts) keeps it going instead.
-        const queued = finished === "stop" ? await pendingAtStop(options.steering) : undefined;
+        // No await at all without a queue: each is a promise and a microtask on every answer.
+        const queued = finished === "stop" && options.steering ? await pendingAtStop(options.steering) : undefined;
         if (queued) yield* deliver(queued.messages, queued.kind, turn, (m) => appendMessage(progress, m));
         yield { type: "turn_end", turn };
         if (queued) continue;
-        return yield* done(outcome(progress, finished, result, turn));
+        ended = outcome(progress, finished, result, turn);
+        break;
       }
       const { executions, steered } = yield* runTurnTools(options, turn, gatewayCalls);
       progress.tools.push(...executions);
@@ -92,11 +99,17 @@ export async function* runAgentLoop(options: LoopOptions): AsyncGenerator<LoopEv
       yield* deliver(steered, "steer", turn, (m) => appendMessage(progress, m));
       yield { type: "turn_end", turn };
       if (clientCalls.length > 0) {
-        return yield* done(clientToolsOutcome(progress, result, turn, clientCalls));
+        ended = clientToolsOutcome(progress, result, turn, clientCalls);
+        break;
       }
-      const verdict = await options.hooks?.onTurnEnd?.({ turn, messages: progress.messages });
-      if (verdict?.stop) return yield* done(outcome(progress, "hook", result, turn));
+      const verdict = options.hooks?.onTurnEnd ? await options.hooks.onTurnEnd({ turn, messages: progress.messages }) : undefined;
+      if (verdict?.stop) {
+        ended = outcome(progress, "hook", result, turn);
+        break;
+      }
     }
+    yield { type: "done", outcome: ended };
+    return ended;
   } catch (error) {
     const failure = options.signal?.aborted ? toGatewayError(options.signal.reason ?? error) : toGatewayError(error);
     yield { type: "error", error: failure };
@@ -131,7 +144,7 @@ async function* finalAnswer(
   appendMessage(progress, answer);
   yield { type: "turn_end", turn: last };
   const stopReason: LoopStopReason = result.stopReason === "length" || result.stopReason === "content_filter" ? result.stopReason : "stop";
-  return yield* done({ ...outcome(progress, stopReason, result, last), finalAnswer: true });
+  return { ...outcome(progress, stopReason, result, last), finalAnswer: true };
 }
 
 async function* modelTurn(
@@ -146,7 +159,7 @@ async function* modelTurn(
   progress.usage = addUsage(progress.usage, result.usage);
   yield { type: "usage", usage: result.usage };
   yield { type: "model_response", turn, result };
-  await options.hooks?.afterModelCall?.({ turn, result });
+  if (options.hooks?.afterModelCall) await options.hooks.afterModelCall({ turn, result });
   return result;
 }
 
@@ -173,9 +186,11 @@ function turnRequest(options: LoopOptions, turn: number, tools: LoopOptions["req
 async function* compactedCall(options: LoopOptions, turn: number, full: ChatRequest, clientToolNames: ReadonlySet<string>, progress: Progress): AsyncGenerator<LoopEvent, ChatResult> {
   const compactor = progress.compactor;
   let request = compactor ? await compactor.prepare(full) : full;
-  request = (await options.hooks?.beforeModelCall?.({ turn, request })) ?? request;
+  if (options.hooks?.beforeModelCall) request = (await options.hooks.beforeModelCall({ turn, request })) ?? request;
   const seen = { visible: false };
   try {
+    // Not streamed, the call yields nothing: awaited here, without a generator to delegate to.
+    if (!options.stream) return await options.model.complete(request, options.signal);
     return yield* callModel(options, request, clientToolNames, progress.text, seen);
   } catch (error) {
     const overflow = error instanceof GatewayError && !seen.visible ? error.contextOverflow : undefined;
@@ -253,7 +268,3 @@ function clientToolsOutcome(
   };
 }
 
-async function* done(result: LoopOutcome): AsyncGenerator<LoopEvent, LoopOutcome> {
-  yield { type: "done", outcome: result };
-  return result;
-}

@@ -3,7 +3,7 @@ import { runInMode, type LoopEvent, type LoopOutcome } from "../../loop/index.ts
 import { resilientModel } from "../routing/resilient-model.ts";
 import { DEFAULT_RETRY_POLICY } from "../routing/retry-policy.ts";
 import { stepKeys } from "../state/hidden-steps.ts";
-import { observedLoop } from "../observe/loop.ts";
+import { drainLoop, observedLoop } from "../observe/loop.ts";
 import type { RequestObservation } from "../observe/request.ts";
 import type { ToolSet } from "../../core/index.ts";
 import { extend } from "../../core/extend.ts";
@@ -29,12 +29,22 @@ function carryingTrace(tools: ToolSet, trace: TraceCarrier): ToolSet {
   };
 }
 
+/** A streamed answer's loop, observed where it yields its events (the SSE pump drives it). */
 export function startLoop(prepared: PreparedRequest, deps: ChatDeps, stream: boolean, signal: AbortSignal, run: LoopRun = {}): AsyncGenerator<LoopEvent, LoopOutcome> {
+  return observedLoop(loopOf(prepared, deps, stream, signal, run), run.observation);
+}
+
+/** A whole answer's loop, run to its outcome (observed as it goes). */
+export function runWhole(prepared: PreparedRequest, deps: ChatDeps, signal: AbortSignal, run: LoopRun = {}): Promise<LoopOutcome> {
+  return drainLoop(loopOf(prepared, deps, false, signal, run), run.observation);
+}
+
+function loopOf(prepared: PreparedRequest, deps: ChatDeps, stream: boolean, signal: AbortSignal, run: LoopRun): AsyncGenerator<LoopEvent, LoopOutcome> {
   const { requestId, observation } = run;
   const schemaTarget = prepared.model.provider.schemaTarget;
   const tools = run.trace ? carryingTrace(prepared.tools, run.trace) : prepared.tools;
   // Observed (metrics, the web view, the trace) where the loop yields its events, when on.
-  const loop = runInMode({
+  return runInMode({
     model: resilientModel({
       candidates: prepared.model.candidates,
       tools: prepared.tools,
@@ -55,7 +65,6 @@ export function startLoop(prepared: PreparedRequest, deps: ChatDeps, stream: boo
     ...(prepared.plan ? loopOptionsFor(prepared.plan, prepared.model, prepared.tools, deps, prepared.tenant, requestId === undefined ? {} : { requestId }) : {}),
     signal,
   }, prepared.plan?.mode);
-  return observedLoop(loop, observation);
 }
 
 /**

@@ -17,7 +17,7 @@ import type { TraceCarrier } from "../../core/request-context.ts";
 import type { LoopOutcome } from "../../loop/index.ts";
 import type { ChatDeps } from "./deps.ts";
 import type { Door, ParsedRequest, PreparedRequest } from "./door.ts";
-import { rememberHiddenSteps, startLoop } from "./drive.ts";
+import { rememberHiddenSteps, runWhole, startLoop } from "./drive.ts";
 import { checkModel, checkSelection, keyTools, policyOf } from "./keys.ts";
 import { takeLoopOptions } from "./loop-options.ts";
 import { addLoopReport } from "./loop-setup.ts";
@@ -153,10 +153,7 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
         });
         return handle.response;
       }
-      const loop = startLoop(prepared, deps, false, controller.signal, run);
-      let step = await loop.next();
-      while (!step.done) step = await loop.next();
-      const outcome = step.value;
+      const outcome = await runWhole(prepared, deps, controller.signal, run);
       // Counted before the answer leaves, so the key's next request sees these tokens.
       await deps.limits?.record(key, outcome.usage);
       await rememberHiddenSteps(outcome, deps, prepared.tenant, requestId);

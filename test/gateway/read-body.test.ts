@@ -1,0 +1,76 @@
+/**
+ * readBodyText on a real node:http server: the body whole however it is cut, the 413 beyond the
+ * cap (with the rest of the upload drained, so the client reads the answer), and a client that
+ * goes away mid-upload ending the read instead of leaving it pending.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createServer, request, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Context } from "hono";
+import { readBodyText } from "../../src/gateway/http/read-body.ts";
+
+const MAX = 64;
+let server: Server;
+let port = 0;
+/** How each request's read ended: its text, or its error's message. */
+const outcomes: Promise<string>[] = [];
+
+beforeAll(async () => {
+  server = createServer((req: IncomingMessage, res) => {
+    const read = readBodyText({ env: { incoming: req } } as unknown as Context, MAX);
+    outcomes.push(read.then((text) => `text:${text}`, (error: Error) => `error:${error.message}`));
+    read.then(
+      (text) => res.end(`read ${Buffer.byteLength(text)} bytes: ${text}`),
+      (error: { status?: number; message: string }) => res.writeHead(error.status ?? 500).end(error.message),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  port = (server.address() as AddressInfo).port;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+/** A chunked POST (no content-length) written in the given pieces; the status and body of the answer. */
+function post(pieces: Buffer[]): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, method: "POST", path: "/" }, (res) => {
+      let body = "";
+      res.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on("error", reject);
+    for (const piece of pieces) req.write(piece);
+    req.end();
+  });
+}
+
+describe("readBodyText", () => {
+  it("reads a chunked body whole, a character cut between two chunks included", async () => {
+    const bytes = Buffer.from('{"text":"naïve café"}');
+    const cut = bytes.indexOf(Buffer.from("ï")) + 1;
+    const answer = await post([bytes.subarray(0, cut), bytes.subarray(cut)]);
+    expect(answer).toEqual({ status: 200, body: `read ${bytes.length} bytes: {"text":"naïve café"}` });
+  });
+
+  it("refuses a body over the cap with 413 and drains the rest, so that the client gets the answer", async () => {
+    const answer = await post([Buffer.alloc(40, "a"), Buffer.alloc(40, "b"), Buffer.alloc(4096, "c")]);
+    expect(answer.status).toBe(413);
+    expect(answer.body).toBe(`The request body is larger than ${MAX} bytes`);
+  });
+
+  it("ends the read when the client goes away mid-upload", async () => {
+    const before = outcomes.length;
+    await new Promise<void>((resolve) => {
+      const req = request({ host: "127.0.0.1", port, method: "POST", path: "/", headers: { "content-length": "50" } });
+      req.on("error", () => resolve());
+      req.write("only part of it", () => req.destroy());
+      req.on("close", () => resolve());
+    });
+    // Wait for the server to have seen the request, then for its read to settle.
+    await expect.poll(() => outcomes.length).toBe(before + 1);
+    expect(await outcomes[before]).toMatch(/^error:/);
+  });
+});
