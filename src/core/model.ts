@@ -10,4 +10,9 @@ export interface ChatModel {
   complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatResult>;
   /** Yields events ending with `done`; throws GatewayError on failure. */
   stream(request: ChatRequest, signal?: AbortSignal): AsyncIterable<StreamEvent>;
+  /**
+   * The same events in batches, one per read of the upstream, where the model can: each async
+   * step is then paid per read, not per event (src/adapters/stream-batches.ts).
+   */
+  streamBatches?(request: ChatRequest, signal?: AbortSignal): AsyncIterable<StreamEvent[]>;
 }

@@ -3,6 +3,7 @@
  * Client tool calls are surfaced as they stream; the gateway's own (MCP) calls never are.
  */
 import type { ChatRequest, ChatResult, StreamEvent } from "../core/index.ts";
+import { singleEvents } from "../core/event-batches.ts";
 import type { LoopEvent, LoopOptions } from "./types.ts";
 
 export interface TurnTextState {
@@ -30,12 +31,17 @@ export async function* callModel(
 ): AsyncGenerator<LoopEvent, ChatResult> {
   if (!options.stream) return await options.model.complete(request, options.signal);
   const clientIndexByUpstream = new Map<number, number>();
-  for await (const event of options.model.stream(request, options.signal)) {
-    if (event.type === "done") return event.result;
-    const out = toLoopEvent(event, clientToolNames, state, clientIndexByUpstream);
-    if (out === undefined) continue;
-    if (seen && out.type !== "model_start") seen.visible = true;
-    yield out;
+  const model = options.model;
+  // In batches where the model has them: one async step per upstream read, not per event.
+  const batches = model.streamBatches ? model.streamBatches(request, options.signal) : singleEvents(model.stream(request, options.signal));
+  for await (const batch of batches) {
+    for (const event of batch) {
+      if (event.type === "done") return event.result;
+      const out = toLoopEvent(event, clientToolNames, state, clientIndexByUpstream);
+      if (out === undefined) continue;
+      if (seen && out.type !== "model_start") seen.visible = true;
+      yield out;
+    }
   }
   throw new Error("model stream ended without a result");
 }

@@ -1,4 +1,6 @@
 import Anthropic from "@anthropic-ai/sdk";
+import { eachEvent } from "../../core/event-batches.ts";
+import { translatedBatches } from "../stream-batches.ts";
 import type { ChatRequest, ChatResult, StreamEvent } from "../../core/index.ts";
 import { extend } from "../../core/extend.ts";
 import { fastFetch } from "../../core/fast-fetch.ts";
@@ -102,26 +104,16 @@ export function createAnthropicAdapter(options: AdapterOptions): ModelAdapter {
   }
 
   /** Reads the raw event stream and assembles it ourselves, so every event is seen and mapped. */
-  async function* stream(request: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent, void, undefined> {
+  // A batch of events per read of the body (../stream-batches.ts); `stream` has them one by one.
+  async function* streamBatches(request: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent[], void, undefined> {
     const guard = new IdleAbort(signal, idleMs);
     const names = renameFunctions(request, ANTHROPIC_FUNCTION_NAMES);
     try {
       const { params, headers } = wireRequest(names.request, options);
       const response = await http.stream(await post(extend(params, { stream: true }), headers, guard.signal));
       guard.arm();
-      // One generator: the events of each read come as one batch and are translated in place.
-      const translation = streamTranslation(options.id);
-      read: for await (const events of messageStreamBatches(response, guard.signal)) {
-        // The idle clock runs only while waiting on the upstream, not while the consumer works.
-        guard.pause();
-        for (const event of events) {
-          for (const out of translation.push(event)) yield names.event(out);
-          // message_stop: nothing more is read (the body's end is drained behind).
-          if (translation.finished) break read;
-        }
-        guard.arm();
-      }
-      if (!translation.finished) for (const out of translation.end()) yield names.event(out);
+      // message_stop ends the reading (translation.finished).
+      yield* translatedBatches(messageStreamBatches(response, guard.signal), streamTranslation(options.id), guard, (event) => names.event(event));
     } catch (error) {
       throw guard.interruption(options.id, error) ?? fromAnthropicError(options.id, error);
     } finally {
@@ -140,5 +132,5 @@ export function createAnthropicAdapter(options: AdapterOptions): ModelAdapter {
     }
   }
 
-  return { id: options.id, complete, stream, countTokens };
+  return { id: options.id, complete, stream: (request, signal) => eachEvent(streamBatches(request, signal)), streamBatches, countTokens };
 }

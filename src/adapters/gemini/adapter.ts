@@ -1,4 +1,6 @@
 import type { ChatRequest, ChatResult, StreamEvent } from "../../core/index.ts";
+import { eachEvent } from "../../core/event-batches.ts";
+import { translatedBatches } from "../stream-batches.ts";
 import { IdleAbort } from "../idle-abort.ts";
 import { renameFunctions } from "../neutral-names.ts";
 import { GEMINI_FUNCTION_NAMES } from "../quirks/function-names.ts";
@@ -38,22 +40,15 @@ export function createGeminiAdapter(options: AdapterOptions, gemini: GeminiOptio
     }
   }
 
-  async function* stream(request: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent, void, undefined> {
+  // A batch of events per read of the body (../stream-batches.ts); `stream` has them one by one.
+  async function* streamBatches(request: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent[], void, undefined> {
     const names = renameFunctions(request, GEMINI_FUNCTION_NAMES);
     const guard = new IdleAbort(signal, idleMs);
     try {
       guard.arm();
       const response = await transport.post(request.model, "streamGenerateContent", toWireRequest(names.request, context), guard.signal);
       if (!response.ok) throw await responseError(provider, response);
-      // One generator: the chunks of each read come as one batch and are translated in place.
-      const translation = streamTranslation(provider, request.model);
-      for await (const chunks of responseChunkBatches(response, guard.signal, provider)) {
-        // The idle clock runs only while waiting on the upstream, not while the consumer works.
-        guard.pause();
-        for (const chunk of chunks) for (const event of translation.push(chunk)) yield names.event(event);
-        guard.arm();
-      }
-      for (const event of translation.end()) yield names.event(event);
+      yield* translatedBatches(responseChunkBatches(response, guard.signal, provider), streamTranslation(provider, request.model), guard, (event) => names.event(event));
     } catch (error) {
       throw guard.interruption(provider, error) ?? transportError(provider, error);
     } finally {
@@ -80,7 +75,7 @@ export function createGeminiAdapter(options: AdapterOptions, gemini: GeminiOptio
     }
   }
 
-  return { id: provider, complete, stream, countTokens };
+  return { id: provider, complete, stream: (request, signal) => eachEvent(streamBatches(request, signal)), streamBatches, countTokens };
 }
 
 /**

@@ -1,4 +1,6 @@
 import type { ChatRequest, ChatResult, StreamEvent } from "../../core/index.ts";
+import { eachEvent } from "../../core/event-batches.ts";
+import { translatedBatches } from "../stream-batches.ts";
 import { abortedError } from "../http-error.ts";
 import { createOpenAIClient, DEFAULT_OPENAI_TIMEOUT_MS, OPENAI_ERRORS } from "../openai-client.ts";
 import { SdkHead } from "../sdk-head.ts";
@@ -22,6 +24,9 @@ export interface OpenAIChatWireOptions {
    */
   quirks?: QuirkSwitches;
 }
+
+/** The chat adapter's events need no renaming on their way out (the exchange renames them). */
+const asIs = (event: StreamEvent): StreamEvent => event;
 
 /** The SDK's default request timeout, also used as the stream idle limit when none is configured. */
 const DEFAULT_TIMEOUT_MS = DEFAULT_OPENAI_TIMEOUT_MS;
@@ -52,21 +57,15 @@ export function createOpenAIChatAdapter(options: AdapterOptions, wire: OpenAICha
     }
   }
 
-  async function* stream(request: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
+  // A batch of events per read of the body (../stream-batches.ts); `stream` has them one by one.
+  async function* streamBatches(request: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent[]> {
     const control = new IdleAbort(signal, idleMs);
     const call = exchange(request);
     try {
       const { url, headers } = await head.get();
       const response = await http.stream({ url, headers, body: JSON.stringify(call.streamingBody), signal: control.signal });
       control.arm();
-      const translation = call.streamTranslation();
-      for await (const chunks of sseChunkBatches(response, control.signal)) {
-        // The idle clock runs only while waiting on the upstream, not while the consumer works.
-        control.pause();
-        for (const chunk of chunks) for (const event of translation.push(chunk)) yield event;
-        control.arm();
-      }
-      for (const event of translation.end()) yield event;
+      yield* translatedBatches(sseChunkBatches(response, control.signal), call.streamTranslation(), control, asIs);
     } catch (error) {
       throw call.error(control.interruption(provider, error) ?? toGatewayErrorFromOpenAI(error, provider));
     } finally {
@@ -83,5 +82,5 @@ export function createOpenAIChatAdapter(options: AdapterOptions, wire: OpenAICha
     }
   }
 
-  return { id: provider, complete, stream, embed };
+  return { id: provider, complete, stream: (request, signal) => eachEvent(streamBatches(request, signal)), streamBatches, embed };
 }

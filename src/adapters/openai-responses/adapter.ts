@@ -1,4 +1,6 @@
 import type { ChatRequest, ChatResult, StreamEvent } from "../../core/index.ts";
+import { eachEvent } from "../../core/event-batches.ts";
+import { translatedBatches } from "../stream-batches.ts";
 import { extend } from "../../core/extend.ts";
 import { abortedError } from "../http-error.ts";
 import { createOpenAIClient, DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_TIMEOUT_MS, OPENAI_ERRORS } from "../openai-client.ts";
@@ -52,7 +54,8 @@ export function createOpenAIResponsesAdapter(options: AdapterOptions): ModelAdap
   }
 
   /** Reads the raw event stream and assembles it ourselves, so every event is seen and mapped. */
-  async function* stream(request: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent, void, undefined> {
+  // A batch of events per read of the body (../stream-batches.ts); `stream` has them one by one.
+  async function* streamBatches(request: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent[], void, undefined> {
     const guard = new IdleAbort(signal, idleMs);
     const names = renameFunctions(request, OPENAI_FUNCTION_NAMES);
     try {
@@ -61,19 +64,8 @@ export function createOpenAIResponsesAdapter(options: AdapterOptions): ModelAdap
       const body = JSON.stringify(extend(params, { stream: true }));
       const response = await http.stream({ url: to.url, headers: withHeaders(to, headers), body, signal: guard.signal });
       guard.arm();
-      // One generator: the events of each read come as one batch and are translated in place.
-      const translation = streamTranslation(provider, request.model);
-      read: for await (const events of responseStreamBatches(response, guard.signal)) {
-        // The idle clock runs only while waiting on the upstream, not while the consumer works.
-        guard.pause();
-        for (const event of events) {
-          for (const out of translation.push(event)) yield names.event(out);
-          // The terminal response: nothing more is read (the body's end is drained behind).
-          if (translation.finished) break read;
-        }
-        guard.arm();
-      }
-      if (!translation.finished) for (const out of translation.end()) yield names.event(out);
+      // The terminal response ends the reading (translation.finished).
+      yield* translatedBatches(responseStreamBatches(response, guard.signal), streamTranslation(provider, request.model), guard, (event) => names.event(event));
     } catch (error) {
       throw guard.interruption(provider, error) ?? fromOpenAIResponsesError(provider, error);
     } finally {
@@ -81,5 +73,5 @@ export function createOpenAIResponsesAdapter(options: AdapterOptions): ModelAdap
     }
   }
 
-  return { id: provider, complete, stream };
+  return { id: provider, complete, stream: (request, signal) => eachEvent(streamBatches(request, signal)), streamBatches };
 }

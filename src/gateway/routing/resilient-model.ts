@@ -11,6 +11,7 @@ import { extend } from "../../core/extend.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { DeploymentHooks } from "./deployments.ts";
 import type { ModelCandidate } from "./resolve-model.ts";
+import { eachEvent, singleEvents } from "../../core/event-batches.ts";
 import { retryDelay, shouldFallBack, sleep, type RetryPolicy } from "./retry-policy.ts";
 
 export interface ResilientOptions {
@@ -135,30 +136,37 @@ export function resilientModel(options: ResilientOptions): ChatModel {
         }
       }
     },
-    async *stream(request, signal) {
-      const attempts = new Attempts(options, signal, start);
-      for (;;) {
-        const candidate = attempts.candidate;
-        let visible = false;
-        const end = begin(candidate);
-        try {
-          for await (const event of candidate.provider.adapter.stream(forCandidate(request, candidate), signal)) {
-            visible ||= isVisible(event);
-            yield event.type === "start" || event.type === "done" ? answeredBy(event, candidate.provider.name) : event;
-          }
-          end();
-          start = attempts.index;
-          return;
-        } catch (thrown) {
-          end();
-          await attempts.next(thrown, visible);
-        } finally {
-          // The consumer stopped early (client gone): the call is over too.
-          end();
-        }
-      }
-    },
+    stream: (request, signal) => eachEvent(streamBatches(request, signal)),
+    streamBatches,
   };
+
+  // Streamed: the adapter's batches (one per upstream read) pass as they are, a step per read.
+  async function* streamBatches(request: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent[], void, undefined> {
+    const attempts = new Attempts(options, signal, start);
+    for (;;) {
+      const candidate = attempts.candidate;
+      const adapter = candidate.provider.adapter;
+      const name = candidate.provider.name;
+      let visible = false;
+      const end = begin(candidate);
+      try {
+        const sent = forCandidate(request, candidate);
+        for await (const batch of adapter.streamBatches ? adapter.streamBatches(sent, signal) : singleEvents(adapter.stream(sent, signal))) {
+          visible ||= batch.some(isVisible);
+          yield batch.map((event) => (event.type === "start" || event.type === "done" ? answeredBy(event, name) : event));
+        }
+        end();
+        start = attempts.index;
+        return;
+      } catch (thrown) {
+        end();
+        await attempts.next(thrown, visible);
+      } finally {
+        // The consumer stopped early (client gone): the call is over too.
+        end();
+      }
+    }
+  }
 }
 
 function logFallback(logger: Logger, from: ModelCandidate, to: ModelCandidate, error: GatewayError, requestId: string | undefined): void {

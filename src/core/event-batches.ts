@@ -1,0 +1,15 @@
+/**
+ * Streamed events in batches (ChatModel.streamBatches: one batch per read of the upstream) and
+ * one by one (ChatModel.stream), each from the other: src/adapters/stream-batches.ts has why.
+ */
+import type { StreamEvent } from "./result.ts";
+
+/** The events of a batch stream one by one (ChatModel.stream over streamBatches). */
+export async function* eachEvent(batches: AsyncIterable<StreamEvent[]>): AsyncGenerator<StreamEvent, void, undefined> {
+  for await (const batch of batches) for (const event of batch) yield event;
+}
+
+/** A stream of single events as batches of one (a model without streamBatches). */
+export async function* singleEvents(events: AsyncIterable<StreamEvent>): AsyncGenerator<StreamEvent[], void, undefined> {
+  for await (const event of events) yield [event];
+}
