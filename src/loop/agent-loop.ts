@@ -147,6 +147,12 @@ async function* finalAnswer(
   return { ...outcome(progress, stopReason, result, last), finalAnswer: true };
 }
 
+/**
+ * One model turn: the call, compacted first when the history is over its budget (and, when the
+ * provider still says the conversation is over the model's context window while the client saw
+ * nothing of the answer yet, compacted further and tried once more); then its usage and response
+ * events. One generator: each level of `yield*` costs promises on every streamed event.
+ */
 async function* modelTurn(
   options: LoopOptions,
   turn: number,
@@ -155,7 +161,21 @@ async function* modelTurn(
   progress: Progress,
   note?: string,
 ): AsyncGenerator<LoopEvent, ChatResult> {
-  const result = yield* compactedCall(options, turn, turnRequest(options, turn, tools, progress, note), clientToolNames, progress);
+  const full = turnRequest(options, turn, tools, progress, note);
+  const compactor = progress.compactor;
+  let request = compactor ? await compactor.prepare(full) : full;
+  if (options.hooks?.beforeModelCall) request = (await options.hooks.beforeModelCall({ turn, request })) ?? request;
+  const seen = { visible: false };
+  let result: ChatResult;
+  try {
+    // Not streamed, the call yields nothing: awaited here, without a generator to delegate to.
+    result = options.stream ? yield* callModel(options, request, clientToolNames, progress.text, seen) : await options.model.complete(request, options.signal);
+  } catch (error) {
+    const overflow = error instanceof GatewayError && !seen.visible ? error.contextOverflow : undefined;
+    const retry = overflow && compactor ? await compactor.overflow(full, request, overflow) : undefined;
+    if (!retry) throw error;
+    result = yield* callModel(options, (await options.hooks?.beforeModelCall?.({ turn, request: retry })) ?? retry, clientToolNames, progress.text);
+  }
   progress.usage = addUsage(progress.usage, result.usage);
   yield { type: "usage", usage: result.usage };
   yield { type: "model_response", turn, result };
@@ -176,28 +196,6 @@ function turnRequest(options: LoopOptions, turn: number, tools: LoopOptions["req
     request.toolChoice = { type: "auto" };
   }
   return request;
-}
-
-/**
- * One model call, compacted first when the history is over its budget; when the provider still
- * says the conversation is over the model's context window (and the client saw nothing of the
- * answer yet), compacted further and tried once more.
- */
-async function* compactedCall(options: LoopOptions, turn: number, full: ChatRequest, clientToolNames: ReadonlySet<string>, progress: Progress): AsyncGenerator<LoopEvent, ChatResult> {
-  const compactor = progress.compactor;
-  let request = compactor ? await compactor.prepare(full) : full;
-  if (options.hooks?.beforeModelCall) request = (await options.hooks.beforeModelCall({ turn, request })) ?? request;
-  const seen = { visible: false };
-  try {
-    // Not streamed, the call yields nothing: awaited here, without a generator to delegate to.
-    if (!options.stream) return await options.model.complete(request, options.signal);
-    return yield* callModel(options, request, clientToolNames, progress.text, seen);
-  } catch (error) {
-    const overflow = error instanceof GatewayError && !seen.visible ? error.contextOverflow : undefined;
-    const retry = overflow && compactor ? await compactor.overflow(full, request, overflow) : undefined;
-    if (!retry) throw error;
-    return yield* callModel(options, (await options.hooks?.beforeModelCall?.({ turn, request: retry })) ?? retry, clientToolNames, progress.text);
-  }
 }
 
 /**

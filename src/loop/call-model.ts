@@ -20,7 +20,7 @@ export const TURN_TEXT_SEPARATOR = "\n\n";
 /**
  * Streamed, each upstream event becomes at most one loop event. `seen.visible` turns true with
  * the first event the client may see (anything but model_start): a failure after that cannot be
- * retried unseen (agent-loop.ts compactedCall).
+ * retried unseen (agent-loop.ts modelTurn).
  */
 export async function* callModel(
   options: LoopOptions,
