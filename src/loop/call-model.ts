@@ -34,15 +34,24 @@ export async function* callModel(
   const model = options.model;
   // In batches where the model has them: one async step per upstream read, not per event.
   const batches = model.streamBatches ? model.streamBatches(request, options.signal) : singleEvents(model.stream(request, options.signal));
+  // The stream ends right after its `done` (the adapters end it there): it is left to end rather
+  // than closed early, which would unwind every generator under it with return() calls, and
+  // would skip what the retry layer does after a call that succeeded.
+  let result: ChatResult | undefined;
   for await (const batch of batches) {
+    if (result) continue;
     for (const event of batch) {
-      if (event.type === "done") return event.result;
+      if (event.type === "done") {
+        result = event.result;
+        break;
+      }
       const out = toLoopEvent(event, clientToolNames, state, clientIndexByUpstream);
       if (out === undefined) continue;
       if (seen && out.type !== "model_start") seen.visible = true;
       yield out;
     }
   }
+  if (result) return result;
   throw new Error("model stream ended without a result");
 }
 

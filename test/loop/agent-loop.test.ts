@@ -211,3 +211,28 @@ describe("agent loop budget", () => {
     expect(tools.calls.map((c) => c.id)).toEqual(["m1"]); // its MCP calls ran, so the history is complete
   });
 });
+
+describe("agent loop, streamed: the model's stream is left to end after its result", () => {
+  it("reads the stream to its natural end (no early return() unwinding it), and answers with its result", async () => {
+    const lifecycle: string[] = [];
+    const result = { id: "r", model: "m", message: { role: "assistant" as const, content: [{ type: "text" as const, text: "hi" }] }, stopReason: "stop" as const, usage: { inputTokens: 1, outputTokens: 1 } };
+    const model = {
+      complete: () => Promise.reject(new Error("streamed only")),
+      async *stream() {
+        try {
+          yield { type: "start" as const, id: "r", model: "m" };
+          yield { type: "text_delta" as const, delta: "hi" };
+          yield { type: "done" as const, result };
+          // Reached only when the consumer asks for more after `done` (the stream's own end).
+          lifecycle.push("ended");
+        } finally {
+          lifecycle.push("closed");
+        }
+      },
+    };
+    const { events, outcome } = await run({ ...options(new ScriptedModel([]), new MemoryTools({})), model, stream: true });
+    expect(outcome.message.content).toEqual([{ type: "text", text: "hi" }]);
+    expect(events.map((e) => e.type)).toEqual(["turn_start", "model_start", "text_delta", "usage", "model_response", "turn_end", "done"]);
+    expect(lifecycle).toEqual(["ended", "closed"]);
+  });
+});
