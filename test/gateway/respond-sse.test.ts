@@ -123,7 +123,7 @@ async function start(script: Script, extra: Partial<ChatDeps> = {}, body: Record
     controller,
     headers: { "x-request-id": "req_test" },
     heartbeatMs: deps.heartbeatMs ?? 10_000,
-    beforeFinish: (outcome) => rememberHiddenSteps(outcome, deps, prepared.tenant),
+    beforeFinish: async (outcome) => rememberHiddenSteps(outcome, deps, prepared.tenant),
     ...(deps.scrub ? { scrub: deps.scrub } : {}),
   });
   return { handle, controller, adapter, intervals };

@@ -72,12 +72,13 @@ function loopOf(prepared: PreparedRequest, deps: ChatDeps, stream: boolean, sign
  * client tools back (under their call ids), and after MCP tools ran (also under the signatures
  * of the thinking blocks the answer showed, which the client sends back with it).
  */
-export async function rememberHiddenSteps(outcome: LoopOutcome, deps: ChatDeps, tenant: string, requestId?: string): Promise<void> {
+export function rememberHiddenSteps(outcome: LoopOutcome, deps: ChatDeps, tenant: string, requestId?: string): Promise<void> | undefined {
   const keys = outcome.stopReason === "client_tools" ? outcome.clientToolCalls.map((call) => call.id) : [];
   if (outcome.tools.length > 0) {
     for (const message of outcome.newMessages) {
       if (message.role === "assistant") keys.push(...stepKeys(message, { calls: false, signatures: true }));
     }
   }
-  if (keys.length > 0) await deps.hiddenSteps.save(tenant, keys, outcome.newMessages, requestId);
+  // Nothing to keep (most answers): no promise at all.
+  return keys.length > 0 ? deps.hiddenSteps.save(tenant, keys, outcome.newMessages, requestId) : undefined;
 }

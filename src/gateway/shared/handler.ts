@@ -125,7 +125,9 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
       const observation = observationOf(c);
       const first = prepared.model.candidates[0];
       observation?.routed(prepared.model.requested, { provider: first?.provider.name ?? prepared.model.provider.name, model: first?.modelId ?? prepared.model.modelId }, parsed.stream, prepared.request);
-      await door.fit?.(prepared, controller.signal);
+      // Each await below only when there is something to wait for: an await of undefined is still a
+      // promise and a microtask on every request.
+      if (door.fit) await door.fit(prepared, controller.signal);
       if (prepared.warnings.length > 0) log.warn({ requestId, provider: prepared.model.provider.name, warnings: prepared.warnings }, `${door.label}: left out for this provider`);
       const run = { requestId, ...(observation ? { observation } : {}), ...traceOf(c) };
       const logFields: RequestFields = { requestId, model: prepared.model.requested, provider: prepared.model.provider.name, stream: parsed.stream };
@@ -139,7 +141,7 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
           headers,
           heartbeatMs: deps.heartbeatMs ?? 10_000,
           beforeFinish: async (outcome) => {
-            await deps.limits?.record(key, outcome.usage);
+            if (deps.limits) await deps.limits.record(key, outcome.usage);
             await rememberHiddenSteps(outcome, deps, prepared.tenant, requestId);
             if (door.remember && writer.result) await door.remember(prepared, outcome, writer.result(outcome));
           },
@@ -155,10 +157,11 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
       }
       const outcome = await runWhole(prepared, deps, controller.signal, run);
       // Counted before the answer leaves, so the key's next request sees these tokens.
-      await deps.limits?.record(key, outcome.usage);
-      await rememberHiddenSteps(outcome, deps, prepared.tenant, requestId);
+      if (deps.limits) await deps.limits.record(key, outcome.usage);
+      const remembering = rememberHiddenSteps(outcome, deps, prepared.tenant, requestId);
+      if (remembering) await remembering;
       const answer = door.respond(outcome, prepared);
-      await door.remember?.(prepared, outcome, answer.body);
+      if (door.remember) await door.remember(prepared, outcome, answer.body);
       clearTimeout(deadline);
       stopWatching();
       log.info(requestLine(logFields, outcome, started, true), door.label);
