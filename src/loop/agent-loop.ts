@@ -19,7 +19,7 @@ import {
   type ToolCallBlock,
 } from "../core/index.ts";
 import { extend } from "../core/extend.ts";
-import { callModel, TURN_TEXT_SEPARATOR, type TurnTextState } from "./call-model.ts";
+import { CallEvents, modelBatches, TURN_TEXT_SEPARATOR, type TurnTextState } from "./call-model.ts";
 import { Compactor } from "./compaction.ts";
 import { runTools } from "./run-tools.ts";
 import { deliver, pendingAtStop, runTurnTools } from "./steering.ts";
@@ -165,16 +165,43 @@ async function* modelTurn(
   const compactor = progress.compactor;
   let request = compactor ? await compactor.prepare(full) : full;
   if (options.hooks?.beforeModelCall) request = (await options.hooks.beforeModelCall({ turn, request })) ?? request;
-  const seen = { visible: false };
-  let result: ChatResult;
-  try {
-    // Not streamed, the call yields nothing: awaited here, without a generator to delegate to.
-    result = options.stream ? yield* callModel(options, request, clientToolNames, progress.text, seen) : await options.model.complete(request, options.signal);
-  } catch (error) {
-    const overflow = error instanceof GatewayError && !seen.visible ? error.contextOverflow : undefined;
-    const retry = overflow && compactor ? await compactor.overflow(full, request, overflow) : undefined;
-    if (!retry) throw error;
-    result = yield* callModel(options, (await options.hooks?.beforeModelCall?.({ turn, request: retry })) ?? retry, clientToolNames, progress.text);
+  let result: ChatResult | undefined;
+  for (let retried = false; result === undefined; retried = true) {
+    const seen = { visible: false };
+    try {
+      // Not streamed, the call yields nothing: awaited here, without a generator to delegate to.
+      if (!options.stream) {
+        result = await options.model.complete(request, options.signal);
+        break;
+      }
+      const events = new CallEvents(clientToolNames, progress.text);
+      // The stream ends right after its `done` (the adapters end it there): it is read to that end
+      // rather than closed early, which would unwind every generator under it with return()
+      // calls and skip what the retry layer does after a call that succeeded.
+      for await (const batch of modelBatches(options, request)) {
+        if (result) continue;
+        for (const event of batch) {
+          if (event.type === "done") {
+            result = event.result;
+            break;
+          }
+          const out = events.of(event);
+          if (out === undefined) continue;
+          // From the first event the client may see, a failure cannot be retried unseen.
+          if (out.type !== "model_start") seen.visible = true;
+          yield out;
+        }
+      }
+      if (!result) throw new Error("model stream ended without a result");
+    } catch (error) {
+      // The answer was whole: a failure while its stream wound down changes nothing of it.
+      if (result) break;
+      // Once, unseen: over the model's context window, compacted further and tried again.
+      const overflow = !retried && error instanceof GatewayError && !seen.visible ? error.contextOverflow : undefined;
+      const retry = overflow && compactor ? await compactor.overflow(full, request, overflow) : undefined;
+      if (!retry) throw error;
+      request = (await options.hooks?.beforeModelCall?.({ turn, request: retry })) ?? retry;
+    }
   }
   progress.usage = addUsage(progress.usage, result.usage);
   yield { type: "usage", usage: result.usage };

@@ -1,8 +1,10 @@
 /**
- * One model call of the loop: streamed (deltas forwarded as loop events as they arrive) or not.
- * Client tool calls are surfaced as they stream; the gateway's own (MCP) calls never are.
+ * A streamed model call as the loop sees it: the model's events in batches, each mapped to at
+ * most one loop event. Client tool calls are surfaced as they stream; the gateway's own (MCP)
+ * calls never are. The loop (agent-loop.ts modelTurn) steps through them itself: a generator
+ * here would be one more async level on every streamed event.
  */
-import type { ChatRequest, ChatResult, StreamEvent } from "../core/index.ts";
+import type { ChatRequest, StreamEvent } from "../core/index.ts";
 import { singleEvents } from "../core/event-batches.ts";
 import type { LoopEvent, LoopOptions } from "./types.ts";
 
@@ -18,41 +20,30 @@ export interface TurnTextState {
 export const TURN_TEXT_SEPARATOR = "\n\n";
 
 /**
- * Streamed, each upstream event becomes at most one loop event. `seen.visible` turns true with
- * the first event the client may see (anything but model_start): a failure after that cannot be
- * retried unseen (agent-loop.ts modelTurn).
+ * A streamed model call's events in batches, one per upstream read where the model has them
+ * (ChatModel.streamBatches): the loop steps through a batch synchronously.
  */
-export async function* callModel(
-  options: LoopOptions,
-  request: ChatRequest,
-  clientToolNames: ReadonlySet<string>,
-  state: TurnTextState,
-  seen?: { visible: boolean },
-): AsyncGenerator<LoopEvent, ChatResult> {
-  if (!options.stream) return await options.model.complete(request, options.signal);
-  const clientIndexByUpstream = new Map<number, number>();
+export function modelBatches(options: LoopOptions, request: ChatRequest): AsyncIterable<StreamEvent[]> {
   const model = options.model;
-  // In batches where the model has them: one async step per upstream read, not per event.
-  const batches = model.streamBatches ? model.streamBatches(request, options.signal) : singleEvents(model.stream(request, options.signal));
-  // The stream ends right after its `done` (the adapters end it there): it is left to end rather
-  // than closed early, which would unwind every generator under it with return() calls, and
-  // would skip what the retry layer does after a call that succeeded.
-  let result: ChatResult | undefined;
-  for await (const batch of batches) {
-    if (result) continue;
-    for (const event of batch) {
-      if (event.type === "done") {
-        result = event.result;
-        break;
-      }
-      const out = toLoopEvent(event, clientToolNames, state, clientIndexByUpstream);
-      if (out === undefined) continue;
-      if (seen && out.type !== "model_start") seen.visible = true;
-      yield out;
-    }
+  return model.streamBatches ? model.streamBatches(request, options.signal) : singleEvents(model.stream(request, options.signal));
+}
+
+/**
+ * The loop events of one streamed model call: each upstream event becomes at most one (empty
+ * deltas and the gateway's own tool calls make none). Client tool calls are numbered across the
+ * turn's response (`state`), in the order they open.
+ */
+export class CallEvents {
+  private readonly clientIndexByUpstream = new Map<number, number>();
+
+  constructor(
+    private readonly clientToolNames: ReadonlySet<string>,
+    private readonly state: TurnTextState,
+  ) {}
+
+  of(event: StreamEvent): LoopEvent | undefined {
+    return toLoopEvent(event, this.clientToolNames, this.state, this.clientIndexByUpstream);
   }
-  if (result) return result;
-  throw new Error("model stream ended without a result");
 }
 
 /** The loop event an upstream stream event makes, if any (empty deltas and the gateway's own tool calls make none). */

@@ -236,3 +236,20 @@ describe("agent loop, streamed: the model's stream is left to end after its resu
     expect(lifecycle).toEqual(["ended", "closed"]);
   });
 });
+
+describe("agent loop, streamed: a stream that fails after its result", () => {
+  it("answers with the result it already had (the failure came while the stream wound down)", async () => {
+    const result = { id: "r", model: "m", message: { role: "assistant" as const, content: [{ type: "text" as const, text: "whole" }] }, stopReason: "stop" as const, usage: { inputTokens: 1, outputTokens: 1 } };
+    const model = {
+      complete: () => Promise.reject(new Error("streamed only")),
+      async *stream() {
+        yield { type: "text_delta" as const, delta: "whole" };
+        yield { type: "done" as const, result };
+        throw new Error("socket reset while draining");
+      },
+    };
+    const { events, outcome } = await run({ ...options(new ScriptedModel([]), new MemoryTools({})), model, stream: true });
+    expect(outcome.message.content).toEqual([{ type: "text", text: "whole" }]);
+    expect(events.map((e) => e.type)).not.toContain("error");
+  });
+});
