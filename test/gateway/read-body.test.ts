@@ -17,6 +17,14 @@ const outcomes: Promise<string>[] = [];
 
 beforeAll(async () => {
   server = createServer((req: IncomingMessage, res) => {
+    // "/late": the read starts only once the client is gone (as after a middleware that waited).
+    if (req.url === "/late") {
+      // After the request's own close: its error, if any, was emitted already.
+      req.once("close", () => {
+        outcomes.push(readBodyText({ env: { incoming: req } } as unknown as Context, MAX).then((text) => `text:${text}`, (error: Error) => `error:${error.message}`));
+      });
+      return;
+    }
     const read = readBodyText({ env: { incoming: req } } as unknown as Context, MAX);
     outcomes.push(read.then((text) => `text:${text}`, (error: Error) => `error:${error.message}`));
     read.then(
@@ -70,6 +78,19 @@ describe("readBodyText", () => {
       req.on("close", () => resolve());
     });
     // Wait for the server to have seen the request, then for its read to settle.
+    await expect.poll(() => outcomes.length).toBe(before + 1);
+    expect(await outcomes[before]).toMatch(/^error:/);
+  });
+
+  it("ends the read of a whole body whose client went away before the read started", async () => {
+    const before = outcomes.length;
+    await new Promise<void>((resolve) => {
+      const req = request({ host: "127.0.0.1", port, method: "POST", path: "/late", headers: { "content-length": "5" } });
+      req.on("error", () => resolve());
+      req.on("close", () => resolve());
+      // The whole body, then the connection closed without waiting for an answer.
+      req.end("hello", () => req.destroy());
+    });
     await expect.poll(() => outcomes.length).toBe(before + 1);
     expect(await outcomes[before]).toMatch(/^error:/);
   });

@@ -57,7 +57,7 @@ type Seen = [kind: "message" | "error" | "token", value: unknown];
  * Sends CALL through a transport (direct reader or the SDK's) and collects what it reports until
  * `ended` says the scenario is over.
  */
-async function run(path: string, direct: boolean, ended: (seen: Seen[]) => boolean): Promise<Seen[]> {
+async function run(path: string, direct: boolean, ended: (seen: Seen[]) => boolean, onToken?: (token: string) => void): Promise<Seen[]> {
   const fetch = createFastFetch({ directEventStreams: direct });
   const transport = new StreamableHTTPClientTransport(new URL(`${base}${path}`), {
     fetch,
@@ -76,7 +76,7 @@ async function run(path: string, direct: boolean, ended: (seen: Seen[]) => boole
   transport.onmessage = (message) => note(["message", message]);
   transport.onerror = (error) => note(["error", error.message]);
   await transport.start();
-  await transport.send(CALL, { onresumptiontoken: (token) => note(["token", token]) });
+  await transport.send(CALL, { onresumptiontoken: onToken ?? ((token) => note(["token", token])) });
   await over;
   await transport.close();
   return seen;
@@ -170,6 +170,23 @@ describe("the MCP client's event streams read directly, as the SDK reads them", 
       ["message", progress(1)],
       ["error", "SSE stream disconnected: TypeError: terminated"],
     ]);
+  });
+});
+
+describe("a callback of the transport's that throws", () => {
+  it("ends the stream as a stream failure, as the SDK's reader does, not as an uncaught exception", async () => {
+    scripts.set("/throwing", (_req, res) => {
+      eventStream(res);
+      res.end(frame(progress(1), "e1") + frame(answer("late"), "e2"));
+    });
+    const failing = () => {
+      throw new Error("token callback failed");
+    };
+    const hasError = (seen: Seen[]) => seen.some(([kind]) => kind === "error");
+    const direct = await run("/throwing", true, hasError, failing);
+    const sdk = await run("/throwing", false, hasError, failing);
+    expect(direct).toEqual(sdk);
+    expect(direct).toEqual([["error", "SSE stream disconnected: Error: token callback failed"]]);
   });
 });
 

@@ -56,12 +56,13 @@ function readCapped(incoming: IncomingMessage, max: number): Promise<string> {
       stop();
       reject(error);
     };
-    // A request whose connection closes before its body ended: the iterator rejected with
-    // ERR_STREAM_PREMATURE_CLOSE, and so does this.
+    // Closed before its end was read (the client gone, even after sending the whole body while
+    // an earlier middleware waited): the end will never come. Rejected with the socket's own
+    // error where there is one, as the stream's async iterator did.
     const onClose = () => {
-      if (incoming.complete) return;
+      if (incoming.readableEnded) return;
       stop();
-      reject(Object.assign(new Error("Premature close"), { code: "ERR_STREAM_PREMATURE_CLOSE" }));
+      reject(incoming.errored ?? Object.assign(new Error("Premature close"), { code: "ERR_STREAM_PREMATURE_CLOSE" }));
     };
     const stop = () => {
       incoming.off("data", onData);

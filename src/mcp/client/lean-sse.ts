@@ -53,10 +53,25 @@ function parseEvents(body: Readable, signal: AbortSignal | undefined, onEvent: (
   return new Promise<void>((resolve, reject) => {
     const decoder = new TextDecoder();
     const parser = createParser({ onEvent, onRetry });
-    body.on("data", (chunk: Buffer) => parser.feed(decoder.decode(chunk, { stream: true })));
+    body.on("data", (chunk: Buffer) => {
+      try {
+        parser.feed(decoder.decode(chunk, { stream: true }));
+      } catch (error) {
+        // A callback of the transport's threw (onresumptiontoken, onerror): the SDK's reader
+        // ends the stream with it, as a stream failure, and so does this (not an uncaught one).
+        body.removeAllListeners("data");
+        body.destroy();
+        reject(error);
+      }
+    });
     body.once("end", () => {
       const rest = decoder.decode();
-      if (rest !== "") parser.feed(rest);
+      try {
+        if (rest !== "") parser.feed(rest);
+      } catch (error) {
+        reject(error);
+        return;
+      }
       resolve();
     });
     body.once("error", (error) => reject(failure(error, signal)));
