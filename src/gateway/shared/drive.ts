@@ -3,7 +3,7 @@ import { runInMode, type LoopEvent, type LoopOutcome } from "../../loop/index.ts
 import { resilientModel } from "../routing/resilient-model.ts";
 import { DEFAULT_RETRY_POLICY } from "../routing/retry-policy.ts";
 import { stepKeys } from "../state/hidden-steps.ts";
-import { drainLoop, observedLoop } from "../observe/loop.ts";
+import { drainLoop } from "../observe/loop.ts";
 import type { RequestObservation } from "../observe/request.ts";
 import type { ToolSet } from "../../core/index.ts";
 import { extend } from "../../core/extend.ts";
@@ -29,9 +29,9 @@ function carryingTrace(tools: ToolSet, trace: TraceCarrier): ToolSet {
   };
 }
 
-/** A streamed answer's loop, observed where it yields its events (the SSE pump drives it). */
+/** A streamed answer's loop (the SSE pump drives it, and tells the request's observation of each event). */
 export function startLoop(prepared: PreparedRequest, deps: ChatDeps, stream: boolean, signal: AbortSignal, run: LoopRun = {}): AsyncGenerator<LoopEvent, LoopOutcome> {
-  return observedLoop(loopOf(prepared, deps, stream, signal, run), run.observation);
+  return loopOf(prepared, deps, stream, signal, run);
 }
 
 /** A whole answer's loop, run to its outcome (observed as it goes). */

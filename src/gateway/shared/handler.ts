@@ -140,6 +140,7 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
           controller,
           headers,
           heartbeatMs: deps.heartbeatMs ?? 10_000,
+          ...(observation ? { observer: observation } : {}),
           beforeFinish: async (outcome) => {
             if (deps.limits) await deps.limits.record(key, outcome.usage);
             await rememberHiddenSteps(outcome, deps, prepared.tenant, requestId);

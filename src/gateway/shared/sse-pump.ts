@@ -38,6 +38,12 @@ export interface PumpOptions {
   beforeFinish?: (outcome: LoopOutcome) => Promise<void>;
   /** Removes secrets from a failure's message before the client sees it. */
   scrub?: (text: string) => string;
+  /**
+   * Told of each of the loop's events as the pump takes it from the loop (not when it is
+   * written: the events before the commit are held), and of the loop's failure: the request's
+   * observation. Here rather than as a wrapper of the loop, which cost a promise per event.
+   */
+  observer?: { event(event: LoopEvent): void; failed(error: unknown): void };
 }
 
 export interface StreamHandle {
@@ -62,12 +68,22 @@ function commits(event: LoopEvent): boolean {
 }
 
 export async function pumpSse(options: PumpOptions): Promise<StreamHandle> {
-  const { loop, writer, controller } = options;
+  const { loop, writer, controller, observer } = options;
+  // Every step the loop gives, taken once, wherever the pump takes it.
+  const taken = (step: Step): Step => {
+    if (!step.done) observer?.event(step.value);
+    return step;
+  };
   const head: LoopEvent[] = [];
   // Errors thrown here (before any byte is sent) become ordinary HTTP error responses.
   let first: Step;
   do {
-    first = await loop.next();
+    try {
+      first = taken(await loop.next());
+    } catch (error) {
+      observer?.failed(error);
+      throw error;
+    }
     if (!first.done) head.push(first.value);
   } while (!first.done && !commits(first.value));
 
@@ -108,9 +124,14 @@ export async function pumpSse(options: PumpOptions): Promise<StreamHandle> {
   for (const event of head.slice(opening.length)) await emit({ done: false, value: event });
   const nextStep = async (): Promise<Step> => {
     pending ??= loop.next();
-    const step = await pending;
-    pending = undefined;
-    return step;
+    try {
+      return taken(await pending);
+    } catch (error) {
+      observer?.failed(error);
+      throw error;
+    } finally {
+      pending = undefined;
+    }
   };
 
   /**
@@ -136,6 +157,7 @@ export async function pumpSse(options: PumpOptions): Promise<StreamHandle> {
       const take = (step: Step) => {
         if (over) return;
         pending = undefined;
+        taken(step);
         try {
           if (step.done) return void emit(step).then(() => stop(), (error: unknown) => stop(error ?? new Error("the stream's end failed")));
           push(writer.event(step.value));
@@ -150,6 +172,7 @@ export async function pumpSse(options: PumpOptions): Promise<StreamHandle> {
         pending.then(take, (error: unknown) => {
           if (over) return;
           pending = undefined;
+          observer?.failed(error);
           stop(error ?? new Error("the stream failed"));
         });
       };
