@@ -19,7 +19,8 @@ import {
   type ToolCallBlock,
 } from "../core/index.ts";
 import { extend } from "../core/extend.ts";
-import { CallEvents, modelBatches, TURN_TEXT_SEPARATOR, type TurnTextState } from "./call-model.ts";
+import { batchesOf } from "../core/event-batches.ts";
+import { CallEvents, TURN_TEXT_SEPARATOR, type TurnTextState } from "./call-model.ts";
 import { Compactor } from "./compaction.ts";
 import { runTools } from "./run-tools.ts";
 import { deliver, pendingAtStop, runTurnTools } from "./steering.ts";
@@ -167,7 +168,8 @@ async function* modelTurn(
   if (options.hooks?.beforeModelCall) request = (await options.hooks.beforeModelCall({ turn, request })) ?? request;
   let result: ChatResult | undefined;
   for (let retried = false; result === undefined; retried = true) {
-    const seen = { visible: false };
+    // Set with the first event the client may see: a failure after that cannot be retried unseen.
+    let visible = false;
     try {
       // Not streamed, the call yields nothing: awaited here, without a generator to delegate to.
       if (!options.stream) {
@@ -178,7 +180,7 @@ async function* modelTurn(
       // The stream ends right after its `done` (the adapters end it there): it is read to that end
       // rather than closed early, which would unwind every generator under it with return()
       // calls and skip what the retry layer does after a call that succeeded.
-      for await (const batch of modelBatches(options, request)) {
+      for await (const batch of batchesOf(options.model, request, options.signal)) {
         if (result) continue;
         for (const event of batch) {
           if (event.type === "done") {
@@ -187,8 +189,7 @@ async function* modelTurn(
           }
           const out = events.of(event);
           if (out === undefined) continue;
-          // From the first event the client may see, a failure cannot be retried unseen.
-          if (out.type !== "model_start") seen.visible = true;
+          if (out.type !== "model_start") visible = true;
           yield out;
         }
       }
@@ -197,7 +198,7 @@ async function* modelTurn(
       // The answer was whole: a failure while its stream wound down changes nothing of it.
       if (result) break;
       // Once, unseen: over the model's context window, compacted further and tried again.
-      const overflow = !retried && error instanceof GatewayError && !seen.visible ? error.contextOverflow : undefined;
+      const overflow = !retried && error instanceof GatewayError && !visible ? error.contextOverflow : undefined;
       const retry = overflow && compactor ? await compactor.overflow(full, request, overflow) : undefined;
       if (!retry) throw error;
       request = (await options.hooks?.beforeModelCall?.({ turn, request: retry })) ?? retry;

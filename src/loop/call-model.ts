@@ -1,12 +1,11 @@
 /**
- * A streamed model call as the loop sees it: the model's events in batches, each mapped to at
- * most one loop event. Client tool calls are surfaced as they stream; the gateway's own (MCP)
+ * A streamed model call as the loop sees it: each of the model's events (in batches, one per
+ * upstream read: core/event-batches.ts) mapped to at most one loop event. Client tool calls are surfaced as they stream; the gateway's own (MCP)
  * calls never are. The loop (agent-loop.ts modelTurn) steps through them itself: a generator
  * here would be one more async level on every streamed event.
  */
-import type { ChatRequest, StreamEvent } from "../core/index.ts";
-import { singleEvents } from "../core/event-batches.ts";
-import type { LoopEvent, LoopOptions } from "./types.ts";
+import type { StreamEvent } from "../core/index.ts";
+import type { LoopEvent } from "./types.ts";
 
 export interface TurnTextState {
   /** Client tool calls surfaced so far in this response (their output indexes). */
@@ -18,15 +17,6 @@ export interface TurnTextState {
  * (Chat Completions); protocols with content blocks keep one block per turn instead.
  */
 export const TURN_TEXT_SEPARATOR = "\n\n";
-
-/**
- * A streamed model call's events in batches, one per upstream read where the model has them
- * (ChatModel.streamBatches): the loop steps through a batch synchronously.
- */
-export function modelBatches(options: LoopOptions, request: ChatRequest): AsyncIterable<StreamEvent[]> {
-  const model = options.model;
-  return model.streamBatches ? model.streamBatches(request, options.signal) : singleEvents(model.stream(request, options.signal));
-}
 
 /**
  * The loop events of one streamed model call: each upstream event becomes at most one (empty

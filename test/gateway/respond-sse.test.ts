@@ -118,7 +118,7 @@ async function start(script: Script, extra: Partial<ChatDeps> = {}, body: Record
   const intervals = trackIntervals();
   const controller = new AbortController();
   const handle = await pumpSse({
-    loop: startLoop(prepared, deps, true, controller.signal),
+    loop: startLoop(prepared, deps, controller.signal),
     writer: chatCompletionsDoor(deps.config).writer(prepared),
     controller,
     headers: { "x-request-id": "req_test" },

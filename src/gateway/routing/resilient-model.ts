@@ -11,7 +11,7 @@ import { extend } from "../../core/extend.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { DeploymentHooks } from "./deployments.ts";
 import type { ModelCandidate } from "./resolve-model.ts";
-import { eachEvent, singleEvents } from "../../core/event-batches.ts";
+import { batchesOf, eachEvent } from "../../core/event-batches.ts";
 import { retryDelay, shouldFallBack, sleep, type RetryPolicy } from "./retry-policy.ts";
 
 export interface ResilientOptions {
@@ -145,13 +145,11 @@ export function resilientModel(options: ResilientOptions): ChatModel {
     const attempts = new Attempts(options, signal, start);
     for (;;) {
       const candidate = attempts.candidate;
-      const adapter = candidate.provider.adapter;
       const name = candidate.provider.name;
       let visible = false;
       const end = begin(candidate);
       try {
-        const sent = forCandidate(request, candidate);
-        for await (const batch of adapter.streamBatches ? adapter.streamBatches(sent, signal) : singleEvents(adapter.stream(sent, signal))) {
+        for await (const batch of batchesOf(candidate.provider.adapter, forCandidate(request, candidate), signal)) {
           visible ||= batch.some(isVisible);
           yield batch.map((event) => (event.type === "start" || event.type === "done" ? answeredBy(event, name) : event));
         }

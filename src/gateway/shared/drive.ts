@@ -30,8 +30,8 @@ function carryingTrace(tools: ToolSet, trace: TraceCarrier): ToolSet {
 }
 
 /** A streamed answer's loop (the SSE pump drives it, and tells the request's observation of each event). */
-export function startLoop(prepared: PreparedRequest, deps: ChatDeps, stream: boolean, signal: AbortSignal, run: LoopRun = {}): AsyncGenerator<LoopEvent, LoopOutcome> {
-  return loopOf(prepared, deps, stream, signal, run);
+export function startLoop(prepared: PreparedRequest, deps: ChatDeps, signal: AbortSignal, run: LoopRun = {}): AsyncGenerator<LoopEvent, LoopOutcome> {
+  return loopOf(prepared, deps, true, signal, run);
 }
 
 /** A whole answer's loop, run to its outcome (observed as it goes). */
@@ -43,7 +43,6 @@ function loopOf(prepared: PreparedRequest, deps: ChatDeps, stream: boolean, sign
   const { requestId, observation } = run;
   const schemaTarget = prepared.model.provider.schemaTarget;
   const tools = run.trace ? carryingTrace(prepared.tools, run.trace) : prepared.tools;
-  // Observed (metrics, the web view, the trace) where the loop yields its events, when on.
   return runInMode({
     model: resilientModel({
       candidates: prepared.model.candidates,

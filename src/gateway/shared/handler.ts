@@ -135,7 +135,7 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
       if (parsed.stream) {
         const writer = observation ? observation.writer(door.writer(prepared)) : door.writer(prepared);
         const handle = await pumpSse({
-          loop: startLoop(prepared, deps, true, controller.signal, run),
+          loop: startLoop(prepared, deps, controller.signal, run),
           writer,
           controller,
           headers,

@@ -11,6 +11,8 @@
  * `_handleSseStream`, @modelcontextprotocol/client 2.4): resumption tokens, the retry interval
  * the server sets, replayed ids, reconnection when the stream ends without the response, the
  * same errors. A body this fetch did not make, or one already read, goes to the SDK's own code.
+ * (Not the providers' reader, ../../adapters/sse-events.ts: that one keeps the provider SDKs'
+ * rules, which differ: no ids nor retry interval, quiet on abort.)
  */
 import type { Readable } from "node:stream";
 import { isJSONRPCErrorResponse, isJSONRPCResultResponse, parseJSONRPCMessage, type JSONRPCMessage, type StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
@@ -53,26 +55,22 @@ function parseEvents(body: Readable, signal: AbortSignal | undefined, onEvent: (
   return new Promise<void>((resolve, reject) => {
     const decoder = new TextDecoder();
     const parser = createParser({ onEvent, onRetry });
-    body.on("data", (chunk: Buffer) => {
+    // A callback of the transport's that throws (onresumptiontoken, onerror) ends the stream as a
+    // stream failure, as in the SDK's reader (not as an uncaught exception from a listener).
+    const fed = (text: string): boolean => {
       try {
-        parser.feed(decoder.decode(chunk, { stream: true }));
+        if (text !== "") parser.feed(text);
+        return true;
       } catch (error) {
-        // A callback of the transport's threw (onresumptiontoken, onerror): the SDK's reader
-        // ends the stream with it, as a stream failure, and so does this (not an uncaught one).
         body.removeAllListeners("data");
         body.destroy();
         reject(error);
+        return false;
       }
-    });
+    };
+    body.on("data", (chunk: Buffer) => void fed(decoder.decode(chunk, { stream: true })));
     body.once("end", () => {
-      const rest = decoder.decode();
-      try {
-        if (rest !== "") parser.feed(rest);
-      } catch (error) {
-        reject(error);
-        return;
-      }
-      resolve();
+      if (fed(decoder.decode())) resolve();
     });
     body.once("error", (error) => reject(failure(error, signal)));
   });
