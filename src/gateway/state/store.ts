@@ -71,38 +71,48 @@ export interface MemoryStoreOptions {
   ttlMs?: number;
 }
 
-const sizes = new WeakMap<object, number>();
+/**
+ * The last value serialized, until the current job ends: one entry stored under several keys in
+ * one go (hidden steps: one key per client tool call) is serialized once, not once per key. Only
+ * for that long, so a value changed and stored again later is serialized again.
+ */
+let last: { value: object; text: string } | undefined;
 
-function sizeOf(value: object): number {
-  let size = sizes.get(value);
-  if (size === undefined) {
-    size = Math.max(1, JSON.stringify(value).length);
-    sizes.set(value, size);
-  }
-  return size;
+function toJson(value: object): string {
+  if (last?.value === value) return last.text;
+  if (last === undefined) queueMicrotask(() => (last = undefined));
+  last = { value, text: JSON.stringify(value) };
+  return last.text;
 }
 
+/**
+ * Entries are kept as their JSON text, as Redis keeps them. A kept string is one flat block that
+ * the garbage collector never walks (a stored response as objects is hundreds of them, and ten
+ * thousand of those made every major collection slower), its size is its byte length, and a read
+ * returns a copy, so both backends give the same answers: a caller that changes what it stored,
+ * or what it read, changes nothing in the store.
+ */
 export class MemoryStore<T extends object> implements StateStore<T> {
-  private readonly cache: LRUCache<string, T>;
+  private readonly cache: LRUCache<string, string>;
 
   constructor(options: MemoryStoreOptions = {}) {
-    this.cache = new LRUCache<string, T>({
+    this.cache = new LRUCache<string, string>({
       max: options.maxEntries ?? 10_000,
       maxSize: options.maxBytes ?? 64 * 1024 * 1024,
       ...(options.maxEntryBytes === undefined ? {} : { maxEntrySize: options.maxEntryBytes }),
-      // One entry may be stored under several keys (hidden steps: one per client tool call):
-      // its size is computed once, not once per key.
-      sizeCalculation: (value) => sizeOf(value),
+      // Bytes, as the Redis backend counts them: the same entry is kept, or not, by both.
+      sizeCalculation: (text) => Math.max(1, Buffer.byteLength(text)),
       ttl: options.ttlMs ?? 60 * 60 * 1000,
     });
   }
 
   async get(key: string): Promise<T | undefined> {
-    return this.cache.get(key);
+    const text = this.cache.get(key);
+    return text === undefined ? undefined : (JSON.parse(text) as T);
   }
 
   async set(key: string, value: T): Promise<void> {
-    this.cache.set(key, value);
+    this.cache.set(key, toJson(value));
   }
 
   async delete(key: string): Promise<void> {
