@@ -25,7 +25,7 @@ import { Compactor } from "./compaction.ts";
 import { runTools } from "./run-tools.ts";
 import { deliver, pendingAtStop, runTurnTools } from "./steering.ts";
 import { ToolOffer } from "./tool-search.ts";
-import type { LoopEvent, LoopOptions, LoopOutcome, LoopStopReason, ToolExecution } from "./types.ts";
+import type { LoopBatches, LoopEvent, LoopOptions, LoopOutcome, LoopStopReason, ToolExecution } from "./types.ts";
 
 interface Progress {
   messages: Message[];
@@ -43,7 +43,18 @@ interface Progress {
 export const FINAL_ANSWER_NOTE =
   "(No more tools can be called in this request: its budget of tool-calling turns is used up. Answer now, as well as you can, from what you have found so far.)";
 
+/** The loop's events one by one (the MCP agent tool, the agent SDK, plan mode). */
 export async function* runAgentLoop(options: LoopOptions): AsyncGenerator<LoopEvent, LoopOutcome> {
+  const batches = runAgentLoopBatches(options);
+  for (;;) {
+    const step = await batches.next();
+    if (step.done) return step.value;
+    yield* step.value;
+  }
+}
+
+/** The loop's events in batches (types.ts LoopBatches): what the doors drive. */
+export async function* runAgentLoopBatches(options: LoopOptions): LoopBatches {
   const clientTools = options.request.tools ?? [];
   const clientToolNames = new Set(clientTools.map((tool) => tool.name));
   // Deferred client tools are not offered, but a call to one still goes back to the client.
@@ -63,11 +74,13 @@ export async function* runAgentLoop(options: LoopOptions): AsyncGenerator<LoopEv
     ...(offer ? { offer } : {}),
   };
   try {
-    // The outcome: the `done` event carries it, yielded once below (not by a generator of its own).
+    // The outcome: the `done` event carries it, yielded once below (not by a generator of its own),
+    // with the last turn's closing events in the same batch.
     let ended: LoopOutcome;
+    let closing: LoopEvent[];
     for (let turn = 1; ; turn++) {
       options.signal?.throwIfAborted();
-      yield { type: "turn_start", turn };
+      yield [{ type: "turn_start", turn }];
       const result = yield* modelTurn(options, turn, toolsOfTurn(), clientToolNames, progress);
       const assistant = result.message;
       const calls = assistant.content.filter((b): b is ToolCallBlock => b.type === "tool_call");
@@ -79,6 +92,7 @@ export async function* runAgentLoop(options: LoopOptions): AsyncGenerator<LoopEv
       const finished = finishedWithoutTools(result, calls.length, clientCalls.length, turn, options.maxIterations);
       if (finished === "max_iterations" && options.finalAnswer) {
         ended = yield* finalAnswer(options, turn, assistant, gatewayCalls, clientToolNames, progress);
+        closing = [{ type: "turn_end", turn: turn + 1 }];
         break;
       }
       if (finished) {
@@ -86,10 +100,12 @@ export async function* runAgentLoop(options: LoopOptions): AsyncGenerator<LoopEv
         // A user message queued for the run (steering.ts) keeps it going instead.
         // No await at all without a queue: each is a promise and a microtask on every answer.
         const queued = finished === "stop" && options.steering ? await pendingAtStop(options.steering) : undefined;
-        if (queued) yield* deliver(queued.messages, queued.kind, turn, (m) => appendMessage(progress, m));
-        yield { type: "turn_end", turn };
-        if (queued) continue;
+        if (queued) {
+          yield [...deliver(queued.messages, queued.kind, turn, (m) => appendMessage(progress, m)), { type: "turn_end", turn }];
+          continue;
+        }
         ended = outcome(progress, finished, result, turn);
+        closing = [{ type: "turn_end", turn }];
         break;
       }
       const { executions, steered } = yield* runTurnTools(options, turn, gatewayCalls);
@@ -97,23 +113,25 @@ export async function* runAgentLoop(options: LoopOptions): AsyncGenerator<LoopEv
       const results = executions.map((e) => e.result);
       appendMessage(progress, assistant);
       if (results.length > 0) appendMessage(progress, { role: "tool", content: results });
-      yield* deliver(steered, "steer", turn, (m) => appendMessage(progress, m));
-      yield { type: "turn_end", turn };
+      closing = [...deliver(steered, "steer", turn, (m) => appendMessage(progress, m)), { type: "turn_end", turn }];
       if (clientCalls.length > 0) {
         ended = clientToolsOutcome(progress, result, turn, clientCalls);
         break;
       }
+      // The turn is over before the hook looks at it.
+      yield closing;
+      closing = [];
       const verdict = options.hooks?.onTurnEnd ? await options.hooks.onTurnEnd({ turn, messages: progress.messages }) : undefined;
       if (verdict?.stop) {
         ended = outcome(progress, "hook", result, turn);
         break;
       }
     }
-    yield { type: "done", outcome: ended };
+    yield [...closing, { type: "done", outcome: ended }];
     return ended;
   } catch (error) {
     const failure = options.signal?.aborted ? toGatewayError(options.signal.reason ?? error) : toGatewayError(error);
-    yield { type: "error", error: failure };
+    yield [{ type: "error", error: failure }];
     throw failure;
   }
 }
@@ -129,21 +147,20 @@ async function* finalAnswer(
   gatewayCalls: ToolCallBlock[],
   clientToolNames: ReadonlySet<string>,
   progress: Progress,
-): AsyncGenerator<LoopEvent, LoopOutcome> {
+): AsyncGenerator<LoopEvent[], LoopOutcome> {
   const executions = yield* runTools(options, turn, gatewayCalls);
   progress.tools.push(...executions);
   appendMessage(progress, assistant);
   if (executions.length > 0) appendMessage(progress, { role: "tool", content: executions.map((e) => e.result) });
-  yield { type: "turn_end", turn };
   const last = turn + 1;
   options.signal?.throwIfAborted();
-  yield { type: "turn_start", turn: last };
+  yield [{ type: "turn_end", turn }, { type: "turn_start", turn: last }];
   const result = yield* modelTurn(options, last, [], clientToolNames, progress, FINAL_ANSWER_NOTE);
   // Told no tool can be called: a call it makes anyway is not run, nor shown.
   const answer: AssistantMessage = { ...result.message, content: result.message.content.filter((b) => b.type !== "tool_call") };
   collectVisible(progress, answer);
   appendMessage(progress, answer);
-  yield { type: "turn_end", turn: last };
+  // Its turn_end goes out with the `done` event (runAgentLoopBatches).
   const stopReason: LoopStopReason = result.stopReason === "length" || result.stopReason === "content_filter" ? result.stopReason : "stop";
   return { ...outcome(progress, stopReason, result, last), finalAnswer: true };
 }
@@ -152,7 +169,8 @@ async function* finalAnswer(
  * One model turn: the call, compacted first when the history is over its budget (and, when the
  * provider still says the conversation is over the model's context window while the client saw
  * nothing of the answer yet, compacted further and tried once more); then its usage and response
- * events. One generator: each level of `yield*` costs promises on every streamed event.
+ * events, a batch per upstream read. One generator: each level of `yield*` costs promises on
+ * every batch.
  */
 async function* modelTurn(
   options: LoopOptions,
@@ -161,7 +179,7 @@ async function* modelTurn(
   clientToolNames: ReadonlySet<string>,
   progress: Progress,
   note?: string,
-): AsyncGenerator<LoopEvent, ChatResult> {
+): AsyncGenerator<LoopEvent[], ChatResult> {
   const full = turnRequest(options, turn, tools, progress, note);
   const compactor = progress.compactor;
   let request = compactor ? await compactor.prepare(full) : full;
@@ -182,16 +200,18 @@ async function* modelTurn(
       // calls and skip what the retry layer does after a call that succeeded.
       for await (const batch of batchesOf(options.model, request, options.signal)) {
         if (result) continue;
+        const out: LoopEvent[] = [];
         for (const event of batch) {
           if (event.type === "done") {
             result = event.result;
             break;
           }
-          const out = events.of(event);
-          if (out === undefined) continue;
-          if (out.type !== "model_start") visible = true;
-          yield out;
+          const loopEvent = events.of(event);
+          if (loopEvent === undefined) continue;
+          if (loopEvent.type !== "model_start") visible = true;
+          out.push(loopEvent);
         }
+        if (out.length > 0) yield out;
       }
       if (!result) throw new Error("model stream ended without a result");
     } catch (error) {
@@ -205,8 +225,10 @@ async function* modelTurn(
     }
   }
   progress.usage = addUsage(progress.usage, result.usage);
-  yield { type: "usage", usage: result.usage };
-  yield { type: "model_response", turn, result };
+  yield [
+    { type: "usage", usage: result.usage },
+    { type: "model_response", turn, result },
+  ];
   if (options.hooks?.afterModelCall) await options.hooks.afterModelCall({ turn, result });
   return result;
 }

@@ -7,10 +7,10 @@
  * The client's own tools are not offered in plan mode (its steps run inside the gateway).
  */
 import { addUsage, emptyUsage, type AssistantMessage, type ChatRequest, type ChatResult, type Message, type ToolSet, type Usage } from "../core/index.ts";
-import { runAgentLoop } from "./agent-loop.ts";
+import { runAgentLoop, runAgentLoopBatches } from "./agent-loop.ts";
 import { planFormat, planPrompt, planText, readPlan, replanPrompt, STEP_FAILED, stepPrompt, summaryPrompt, user, type WrittenStep } from "./plan-prompts.ts";
 import type { LoopMode, PlanOptions, PlanReport, PlanStep } from "./plan-types.ts";
-import type { LoopEvent, LoopOptions, LoopOutcome, ToolExecution } from "./types.ts";
+import type { LoopBatches, LoopEvent, LoopOptions, LoopOutcome, ToolExecution } from "./types.ts";
 
 interface Tally {
   usage: Usage;
@@ -31,6 +31,19 @@ const textOf = (message: AssistantMessage) => message.content.flatMap((b) => (b.
 /** The loop of a request in its mode. */
 export function runInMode(options: LoopOptions, mode: LoopMode | undefined, plan?: PlanOptions): AsyncGenerator<LoopEvent, LoopOutcome> {
   return mode === "plan" ? runPlanLoop(options, plan) : runAgentLoop(options);
+}
+
+/** The same loop in batches (types.ts LoopBatches); plan mode's events go one per batch. */
+export function runInModeBatches(options: LoopOptions, mode: LoopMode | undefined, plan?: PlanOptions): LoopBatches {
+  return mode === "plan" ? oneByOne(runPlanLoop(options, plan)) : runAgentLoopBatches(options);
+}
+
+async function* oneByOne(events: AsyncGenerator<LoopEvent, LoopOutcome>): LoopBatches {
+  for (;;) {
+    const step = await events.next();
+    if (step.done) return step.value;
+    yield [step.value];
+  }
 }
 
 export async function* runPlanLoop(options: LoopOptions, plan: PlanOptions = {}): AsyncGenerator<LoopEvent, LoopOutcome> {

@@ -28,8 +28,11 @@ async function runOne(options: LoopOptions, turn: number, call: ToolCallBlock, o
   }
 }
 
-/** Yields tool_start/progress/end events as they happen; returns the executions in call order. */
-export async function* runTools(options: LoopOptions, turn: number, calls: ToolCallBlock[]): AsyncGenerator<LoopEvent, ToolExecution[]> {
+/**
+ * Yields tool_start/progress/end events as they happen (those that came together in one batch);
+ * returns the executions in call order.
+ */
+export async function* runTools(options: LoopOptions, turn: number, calls: ToolCallBlock[]): AsyncGenerator<LoopEvent[], ToolExecution[]> {
   const queue: LoopEvent[] = [];
   let wake: (() => void) | undefined;
   const push = (event: LoopEvent) => {
@@ -57,7 +60,7 @@ export async function* runTools(options: LoopOptions, turn: number, calls: ToolC
   while (pending > 0 || queue.length > 0) {
     if (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve));
     wake = undefined;
-    yield* queue.splice(0);
+    if (queue.length > 0) yield queue.splice(0);
   }
   return Promise.all(executions);
 }

@@ -23,7 +23,7 @@ function skipped(call: ToolCallBlock): ToolResultBlock {
 }
 
 /** The turn's tool calls: in parallel without a steering queue, else one by one with the queue read between them. */
-export async function* runTurnTools(options: LoopOptions, turn: number, calls: ToolCallBlock[]): AsyncGenerator<LoopEvent, TurnTools> {
+export async function* runTurnTools(options: LoopOptions, turn: number, calls: ToolCallBlock[]): AsyncGenerator<LoopEvent[], TurnTools> {
   const queue = options.steering;
   if (!queue) return { executions: yield* runTools(options, turn, calls), steered: [] };
   const executions: ToolExecution[] = [];
@@ -31,8 +31,10 @@ export async function* runTurnTools(options: LoopOptions, turn: number, calls: T
   for (const call of calls) {
     if (steered.length > 0) {
       const result = skipped(call);
-      yield { type: "tool_start", turn, call };
-      yield { type: "tool_end", turn, call, result, durationMs: 0, isError: true };
+      yield [
+        { type: "tool_start", turn, call },
+        { type: "tool_end", turn, call, result, durationMs: 0, isError: true },
+      ];
       executions.push({ call, result, durationMs: 0 });
       continue;
     }
@@ -42,12 +44,12 @@ export async function* runTurnTools(options: LoopOptions, turn: number, calls: T
   return { executions, steered };
 }
 
-/** Adds queued messages to the conversation, each announced as a `user_message` event. */
-export function* deliver(messages: Message[], kind: "steer" | "follow_up", turn: number, append: (message: Message) => void): Generator<LoopEvent> {
-  for (const message of messages) {
+/** Adds queued messages to the conversation; returns their `user_message` events, one each. */
+export function deliver(messages: Message[], kind: "steer" | "follow_up", turn: number, append: (message: Message) => void): LoopEvent[] {
+  return messages.map((message) => {
     append(message);
-    yield { type: "user_message", turn, kind, message };
-  }
+    return { type: "user_message", turn, kind, message };
+  });
 }
 
 /** What the loop gets instead of stopping: a steering message that came late, or the follow-ups. */

@@ -97,6 +97,13 @@ export type LoopEvent =
   | { type: "done"; outcome: LoopOutcome }
   | { type: "error"; error: GatewayError };
 
+/**
+ * The loop's events in batches, as the gateway's doors take them: the events one upstream read
+ * makes leave together, one async step per batch instead of one per event (a long answer's
+ * events otherwise cost a few promises each). Never an empty batch.
+ */
+export type LoopBatches = AsyncGenerator<LoopEvent[], LoopOutcome>;
+
 type MaybePromise<T> = T | Promise<T>;
 
 export interface LoopHooks {

@@ -1,5 +1,5 @@
 /** Runs the agent loop for a prepared request, and keeps what the client's follow-up will need. */
-import { runInMode, type LoopEvent, type LoopOutcome } from "../../loop/index.ts";
+import { runInModeBatches, type LoopBatches, type LoopOutcome } from "../../loop/index.ts";
 import { resilientModel } from "../routing/resilient-model.ts";
 import { DEFAULT_RETRY_POLICY } from "../routing/retry-policy.ts";
 import { stepKeys } from "../state/hidden-steps.ts";
@@ -30,7 +30,7 @@ function carryingTrace(tools: ToolSet, trace: TraceCarrier): ToolSet {
 }
 
 /** A streamed answer's loop (the SSE pump drives it, and tells the request's observation of each event). */
-export function startLoop(prepared: PreparedRequest, deps: ChatDeps, signal: AbortSignal, run: LoopRun = {}): AsyncGenerator<LoopEvent, LoopOutcome> {
+export function startLoop(prepared: PreparedRequest, deps: ChatDeps, signal: AbortSignal, run: LoopRun = {}): LoopBatches {
   return loopOf(prepared, deps, true, signal, run);
 }
 
@@ -39,11 +39,11 @@ export function runWhole(prepared: PreparedRequest, deps: ChatDeps, signal: Abor
   return drainLoop(loopOf(prepared, deps, false, signal, run), run.observation);
 }
 
-function loopOf(prepared: PreparedRequest, deps: ChatDeps, stream: boolean, signal: AbortSignal, run: LoopRun): AsyncGenerator<LoopEvent, LoopOutcome> {
+function loopOf(prepared: PreparedRequest, deps: ChatDeps, stream: boolean, signal: AbortSignal, run: LoopRun): LoopBatches {
   const { requestId, observation } = run;
   const schemaTarget = prepared.model.provider.schemaTarget;
   const tools = run.trace ? carryingTrace(prepared.tools, run.trace) : prepared.tools;
-  return runInMode({
+  return runInModeBatches({
     model: resilientModel({
       candidates: prepared.model.candidates,
       tools: prepared.tools,

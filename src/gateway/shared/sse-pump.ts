@@ -9,9 +9,9 @@
  * stream, which aborts the loop.
  */
 import { toGatewayError, type GatewayError } from "../../core/index.ts";
-import type { LoopEvent, LoopOutcome } from "../../loop/index.ts";
+import type { LoopBatches, LoopEvent, LoopOutcome } from "../../loop/index.ts";
 
-type Step = IteratorResult<LoopEvent, LoopOutcome>;
+type Step = IteratorResult<LoopEvent[], LoopOutcome>;
 
 /** How one door writes a streamed answer. Each method returns the frames to send ("" for none). */
 export interface SseWriter {
@@ -29,7 +29,8 @@ export interface SseWriter {
 }
 
 export interface PumpOptions {
-  loop: AsyncGenerator<LoopEvent, LoopOutcome>;
+  /** The loop's events in batches (those of one upstream read together). */
+  loop: LoopBatches;
   writer: SseWriter;
   controller: AbortController;
   headers: Record<string, string>;
@@ -71,10 +72,15 @@ export async function pumpSse(options: PumpOptions): Promise<StreamHandle> {
   const { loop, writer, controller, observer } = options;
   // Every step the loop gives, taken once, wherever the pump takes it.
   const taken = (step: Step): Step => {
-    if (!step.done) observer?.event(step.value);
+    if (!step.done && observer) for (const event of step.value) observer.event(event);
     return step;
   };
+  const writeEach = (events: LoopEvent[]) => {
+    for (const event of events) push(writer.event(event));
+  };
   const head: LoopEvent[] = [];
+  // Where in `head` the first event that commits is (-1: none yet).
+  let commit = -1;
   // Errors thrown here (before any byte is sent) become ordinary HTTP error responses.
   let first: Step;
   do {
@@ -84,8 +90,12 @@ export async function pumpSse(options: PumpOptions): Promise<StreamHandle> {
       observer?.failed(error);
       throw error;
     }
-    if (!first.done) head.push(first.value);
-  } while (!first.done && !commits(first.value));
+    if (first.done) break;
+    for (const event of first.value) {
+      if (commit < 0 && commits(event)) commit = head.length;
+      head.push(event);
+    }
+  } while (commit < 0);
 
   let resolveFinished!: (outcome: LoopOutcome | undefined) => void;
   const finished = new Promise<LoopOutcome | undefined>((resolve) => (resolveFinished = resolve));
@@ -98,15 +108,15 @@ export async function pumpSse(options: PumpOptions): Promise<StreamHandle> {
   };
   // What came before the commit (which model answers, the turn) is the writer's to know before it
   // opens the response; none of it is visible on its own.
-  const opening = first.done ? head : head.slice(0, -1);
-  for (const event of opening) push(writer.event(event));
+  const opening = commit < 0 ? head : head.slice(0, commit);
+  writeEach(opening);
   push(writer.open());
   let pending: Promise<Step> | undefined = first.done ? Promise.resolve(first) : undefined;
   let ended = false;
 
   const emit = async (step: Step): Promise<void> => {
     if (!step.done) {
-      push(writer.event(step.value));
+      writeEach(step.value);
       return;
     }
     const outcome = step.value;
@@ -121,7 +131,7 @@ export async function pumpSse(options: PumpOptions): Promise<StreamHandle> {
     ended = true;
     resolveFinished(undefined);
   };
-  for (const event of head.slice(opening.length)) await emit({ done: false, value: event });
+  writeEach(head.slice(opening.length));
   const nextStep = async (): Promise<Step> => {
     pending ??= loop.next();
     try {
@@ -138,7 +148,7 @@ export async function pumpSse(options: PumpOptions): Promise<StreamHandle> {
    * Writes the steps the loop has ready before the event loop's next check phase (what it makes
    * of the reads already received: a burst), stopping at the end or at MAX_BURST_CHARS. A step
    * that is not ready by then stays pending for the next pull. One callback per step, not a race
-   * and an async call per step: a 200-token burst is 200 steps.
+   * and an async call per step (a step is a batch: the events of one upstream read).
    */
   const takeBurst = () =>
     new Promise<void>((resolve, reject) => {
@@ -160,7 +170,7 @@ export async function pumpSse(options: PumpOptions): Promise<StreamHandle> {
         taken(step);
         try {
           if (step.done) return void emit(step).then(() => stop(), (error: unknown) => stop(error ?? new Error("the stream's end failed")));
-          push(writer.event(step.value));
+          writeEach(step.value);
         } catch (error) {
           return stop(error ?? new Error("a stream event could not be written"));
         }

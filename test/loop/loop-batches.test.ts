@@ -1,0 +1,73 @@
+/**
+ * The loop in batches (runAgentLoopBatches, what the doors drive): the events one upstream read
+ * makes leave in one batch, the last turn's end leaves with `done`, no batch is empty, and the
+ * loop one event at a time (runAgentLoop) is the same events in the same order.
+ */
+import { describe, expect, it } from "vitest";
+import type { ChatRequest, StreamEvent } from "../../src/core/index.ts";
+import { runAgentLoop, runAgentLoopBatches, type LoopEvent, type LoopOptions, type LoopOutcome } from "../../src/loop/index.ts";
+import { call, MemoryTools, ScriptedModel, text, type Reply } from "../helpers/scripted-model.ts";
+
+/** A model whose whole stream arrives in one read: one batch per call. */
+class OneReadModel extends ScriptedModel {
+  async *streamBatches(request: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent[], void, undefined> {
+    const events: StreamEvent[] = [];
+    for await (const event of this.stream(request, signal)) events.push(event);
+    yield events;
+  }
+}
+
+function options(replies: Reply[], tools: MemoryTools): LoopOptions {
+  return {
+    model: new OneReadModel(replies),
+    schemaTarget: "openai",
+    request: { model: "m", messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }] },
+    tools,
+    stream: true,
+    maxIterations: 10,
+  };
+}
+
+async function batchesOf(opts: LoopOptions): Promise<{ batches: LoopEvent[][]; outcome: LoopOutcome }> {
+  const batches: LoopEvent[][] = [];
+  const loop = runAgentLoopBatches(opts);
+  for (;;) {
+    const step = await loop.next();
+    if (step.done) return { batches, outcome: step.value };
+    batches.push(step.value);
+  }
+}
+
+async function eventsOf(opts: LoopOptions): Promise<LoopEvent[]> {
+  const events: LoopEvent[] = [];
+  for await (const event of runAgentLoop(opts)) events.push(event);
+  return events;
+}
+
+const types = (batches: LoopEvent[][]) => batches.map((batch) => batch.map((event) => event.type));
+
+describe("the agent loop in batches", () => {
+  it("gives the events of one upstream read as one batch, and the turn's end with `done`", async () => {
+    const { batches, outcome } = await batchesOf(options([[text("hello")]], new MemoryTools({})));
+    expect(types(batches)).toEqual([
+      ["turn_start"],
+      ["model_start", "text_start", "text_delta", "text_delta", "text_end"],
+      ["usage", "model_response"],
+      ["turn_end", "done"],
+    ]);
+    expect(outcome.message.content).toEqual([text("hello")]);
+  });
+
+  it("runs the gateway's tools between turns, with no empty batch, and matches the loop one event at a time", async () => {
+    const replies: Reply[] = [[text("checking"), call("c1", "weather", { city: "Oslo" })], [text("sunny")]];
+    const weather = () => "sunny in Oslo";
+    const { batches } = await batchesOf(options(replies, new MemoryTools({ weather })));
+    expect(batches.every((batch) => batch.length > 0)).toBe(true);
+    const flat = types(batches).flat();
+    expect(flat.indexOf("tool_start")).toBeGreaterThan(flat.indexOf("model_response"));
+    expect(flat.indexOf("tool_end")).toBeLessThan(flat.lastIndexOf("turn_start"));
+    expect(flat.slice(-2)).toEqual(["turn_end", "done"]);
+    const oneByOne = await eventsOf(options(replies, new MemoryTools({ weather })));
+    expect(oneByOne.map((event) => event.type)).toEqual(flat);
+  });
+});
