@@ -33,8 +33,11 @@ export class SdkHead {
   private head: RequestHead | undefined;
   private readonly building: Promise<RequestHead>;
 
-  constructor(client: RequestBuilder, path: string) {
-    this.building = build(client, path).then((head) => (this.head = head));
+  /** The client may still be on its way (the SDKs' client modules load on first use). */
+  constructor(client: RequestBuilder | Promise<RequestBuilder>, path: string) {
+    this.building = Promise.resolve(client)
+      .then((ready) => build(ready, path))
+      .then((head) => (this.head = head));
     // A client that cannot build (a bad base URL) fails each call with the SDK's error instead.
     this.building.catch(() => undefined);
   }

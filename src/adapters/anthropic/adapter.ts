@@ -1,4 +1,4 @@
-import Anthropic from "@anthropic-ai/sdk";
+import type Anthropic from "@anthropic-ai/sdk";
 import { eachEvent } from "../../core/event-batches.ts";
 import { translatedBatches } from "../stream-batches.ts";
 import type { ChatRequest, ChatResult, StreamEvent } from "../../core/index.ts";
@@ -31,8 +31,11 @@ const PLACEHOLDER_API_KEY = "no-api-key";
  * URL and key are always passed so the SDK never falls back to ANTHROPIC_* environment variables
  * or credential files: the gateway config is the only source. The SDK's logging is off because
  * every failure reaches the caller as a GatewayError, and in stdio mode stdout is the MCP channel.
+ * Its module (250 modules, about 25 MB) loads when the first Anthropic provider is made, not when
+ * the gateway starts; only its error classes (@anthropic-ai/sdk/core/error) load with the adapter.
  */
-function createClient(options: AdapterOptions): Anthropic {
+async function createClient(options: AdapterOptions): Promise<Anthropic> {
+  const { default: Anthropic } = await import("@anthropic-ai/sdk");
   return new Anthropic({
     apiKey: options.apiKey || PLACEHOLDER_API_KEY,
     baseURL: options.baseURL ?? DEFAULT_BASE_URL,
@@ -125,7 +128,7 @@ export function createAnthropicAdapter(options: AdapterOptions): ModelAdapter {
     const names = renameFunctions(request, ANTHROPIC_FUNCTION_NAMES);
     try {
       const { params, headers } = wireRequest(names.request, options);
-      const counted = await client.messages.countTokens(countTokensParams(params), { signal, ...(headers ? { headers } : {}) });
+      const counted = await (await client).messages.countTokens(countTokensParams(params), { signal, ...(headers ? { headers } : {}) });
       return counted.input_tokens;
     } catch (error) {
       throw signal?.aborted ? abortedError(options.id, error) : fromAnthropicError(options.id, error);

@@ -8,7 +8,7 @@ import {
   APIConnectionTimeoutError,
   APIError,
   APIUserAbortError,
-} from "@anthropic-ai/sdk";
+} from "@anthropic-ai/sdk/core/error";
 import { isGatewayError, toGatewayError, type GatewayError } from "../../core/index.ts";
 import {
   abortedError,

@@ -5,7 +5,7 @@
  * and data that is not JSON throws. After message_stop the consumer stops reading (nothing after
  * it is decoded) and the body's end is still read, so the connection is reused.
  */
-import { AnthropicError, APIError } from "@anthropic-ai/sdk";
+import { AnthropicError, APIError } from "@anthropic-ai/sdk/core/error";
 import type { ErrorType } from "@anthropic-ai/sdk/resources/shared";
 import { sseBatches, type StreamedAnswer } from "../sse-events.ts";
 import type { WireStreamEvent } from "./wire.ts";

@@ -76,7 +76,7 @@ export function createOpenAIChatAdapter(options: AdapterOptions, wire: OpenAICha
   async function embed(body: { [key: string]: unknown }, signal?: AbortSignal): Promise<unknown> {
     try {
       // The SDK's `embeddings.create` would ask for base64 and decode it: the raw endpoint keeps the client's choice.
-      return await client.post("/embeddings", { body, ...(signal ? { signal } : {}) });
+      return await (await client).post("/embeddings", { body, ...(signal ? { signal } : {}) });
     } catch (error) {
       throw signal?.aborted ? abortedError(provider, error) : toGatewayErrorFromOpenAI(error, provider);
     }

@@ -4,7 +4,7 @@ import {
   APIError,
   APIUserAbortError,
   OpenAIError,
-} from "openai";
+} from "openai/core/error";
 import { GatewayError, toGatewayError } from "../../core/index.ts";
 import {
   abortedError,

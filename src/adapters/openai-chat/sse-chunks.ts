@@ -4,7 +4,7 @@
  * still read to its end, so the connection goes back to the pool), an event whose JSON carries
  * `error` throws the SDK's APIError, and data that is not JSON throws.
  */
-import { APIError, OpenAIError } from "openai";
+import { APIError, OpenAIError } from "openai/core/error";
 import { sseBatches, type StreamedAnswer } from "../sse-events.ts";
 import type { WireChunk } from "./wire-types.ts";
 

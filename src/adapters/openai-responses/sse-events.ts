@@ -5,7 +5,7 @@
  * stops reading (nothing after it is decoded); the body's end is still read then, so the
  * connection goes back to the pool.
  */
-import { OpenAIError } from "openai";
+import { OpenAIError } from "openai/core/error";
 import { isJsonObject } from "../json-object.ts";
 import { sseBatches, type StreamedAnswer } from "../sse-events.ts";
 import type { WireStreamEvent } from "./wire.ts";
