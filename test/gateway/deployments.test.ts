@@ -83,7 +83,7 @@ class SharedBackend implements StateBackend {
       if (this.failing) throw new GatewayError("store down", { status: 503, type: "api_error", code: "store_unavailable" });
       return run();
     };
-    return { get: (key) => guard(() => table.get(key)), set: (key, value) => guard(() => table.set(key, value)), delete: (key) => guard(() => table.delete(key)) };
+    return { get: (key) => guard(() => table.get(key)), set: (key, value) => guard(() => table.set(key, value)), setJson: (key, json) => guard(() => table.setJson(key, json)), delete: (key) => guard(() => table.delete(key)) };
   }
   health() {
     return { kind: "redis" as const, status: "ok" as const };

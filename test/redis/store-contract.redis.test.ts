@@ -60,6 +60,15 @@ describe.each<[string, () => StateBackend]>([
     expect(await table.get("big")).toBeUndefined();
   });
 
+  it("keeps an entry given as its JSON text as set() keeps the object, with the same size bound", async () => {
+    const table = make().table<{ text: string; n: number }>("json", { ttlMs: 60_000, maxEntryBytes: 100 });
+    const key = `j-${Math.random()}`;
+    await table.setJson(key, JSON.stringify({ text: "héllo", n: 1 }));
+    expect(await table.get(key)).toEqual({ text: "héllo", n: 1 });
+    await table.setJson(`${key}-big`, JSON.stringify({ text: "x".repeat(500), n: 2 }));
+    expect(await table.get(`${key}-big`)).toBeUndefined();
+  });
+
   it("counts in fixed windows, shared by every caller", async () => {
     const counters = make().counters;
     const key = `c-${Math.random()}`;

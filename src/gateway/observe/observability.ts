@@ -155,6 +155,7 @@ export class Observability {
         return {
           get: (key) => counted(namespace, "get", () => table.get(key)),
           set: (key, value) => counted(namespace, "set", () => table.set(key, value)),
+          setJson: (key, json) => counted(namespace, "set", () => table.setJson(key, json)),
           delete: (key) => counted(namespace, "delete", () => table.delete(key)),
         };
       },

@@ -56,6 +56,9 @@ export interface Door<P extends ParsedRequest> {
   respond(outcome: LoopOutcome, prepared: PreparedRequest<P>): Answer;
   /** Writes the streamed answer. */
   writer(prepared: PreparedRequest<P>): SseWriter;
-  /** Keeps what the door stores of an answer (Responses' stored responses), before the client sees its end. */
-  remember?(prepared: PreparedRequest<P>, outcome: LoopOutcome, answer: unknown): Promise<void>;
+  /**
+   * Keeps what the door stores of an answer (Responses' stored responses), before the client sees
+   * its end. `answerJson`: the whole answer's JSON as it is sent (not for streams).
+   */
+  remember?(prepared: PreparedRequest<P>, outcome: LoopOutcome, answer: unknown, answerJson?: string): Promise<void>;
 }

@@ -25,6 +25,9 @@ import { prepareRequest } from "./prepare.ts";
 import { pumpSse } from "./sse-pump.ts";
 import { observationOf } from "../observe/routes.ts";
 
+/** The header c.json() sets; a whole answer is serialized here, once (see its use). */
+const JSON_CONTENT: Record<string, string> = { "Content-Type": "application/json" };
+
 export async function readJson(c: Context, limits: JsonLimits & { maxBodyBytes: number }): Promise<unknown> {
   const text = await readBodyText(c, limits.maxBodyBytes);
   let json: unknown;
@@ -162,11 +165,14 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
       const remembering = rememberHiddenSteps(outcome, deps, prepared.tenant, requestId);
       if (remembering) await remembering;
       const answer = door.respond(outcome, prepared);
-      if (door.remember) await door.remember(prepared, outcome, answer.body);
+      // Serialized once: the client gets this text, and a door that stores its answers stores it.
+      const answerJson = JSON.stringify(answer.body);
+      if (door.remember) await door.remember(prepared, outcome, answer.body, answerJson);
       clearTimeout(deadline);
       stopWatching();
       log.info(requestLine(logFields, outcome, started, true), door.label);
-      return c.json(answer.body as object, 200 as ContentfulStatusCode, answer.headers ? extend(headers, answer.headers) : headers);
+      // What c.json sends, from the text above.
+      return c.body(answerJson, 200 as ContentfulStatusCode, extend(JSON_CONTENT, answer.headers ? extend(headers, answer.headers) : headers));
     } catch (error) {
       clearTimeout(deadline);
       stopWatching();

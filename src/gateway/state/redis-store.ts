@@ -34,11 +34,14 @@ class RedisTable<T extends object> implements StateStore<T> {
     return text === null ? undefined : (JSON.parse(text) as T);
   }
 
-  async set(key: string, value: T): Promise<void> {
-    const text = JSON.stringify(value);
+  set(key: string, value: T): Promise<void> {
+    return this.setJson(key, JSON.stringify(value));
+  }
+
+  async setJson(key: string, json: string): Promise<void> {
     // Too big to keep: as if it had expired (each caller knows what to do without it).
-    if (Buffer.byteLength(text) > this.limits.maxEntryBytes) return;
-    await this.backend.run((redis) => redis.set(`${this.namespace}:${key}`, text, "PX", this.limits.ttlMs));
+    if (Buffer.byteLength(json) > this.limits.maxEntryBytes) return;
+    await this.backend.run((redis) => redis.set(`${this.namespace}:${key}`, json, "PX", this.limits.ttlMs));
   }
 
   async delete(key: string): Promise<void> {

@@ -28,8 +28,16 @@ export class ResponseStore {
     return this.store.get(`${tenant}:${id}`);
   }
 
-  set(tenant: string, id: string, entry: StoredResponse): Promise<void> {
-    return this.store.set(`${tenant}:${id}`, entry);
+  /**
+   * `responseJson`: the response's JSON as the client got it, put in the entry's JSON as is
+   * rather than serialized a second time (most of an entry is its response).
+   */
+  set(tenant: string, id: string, entry: StoredResponse, responseJson?: string): Promise<void> {
+    const key = `${tenant}:${id}`;
+    if (responseJson === undefined) return this.store.set(key, entry);
+    const { response: _response, ...rest } = entry;
+    // `rest` always has fields (input, messages, listed): "{…}" without its "{" follows a comma.
+    return this.store.setJson(key, `{"response":${responseJson},${JSON.stringify(rest).slice(1)}`);
   }
 
   delete(tenant: string, id: string): Promise<void> {

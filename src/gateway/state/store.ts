@@ -11,6 +11,11 @@ import { GatewayError } from "../../core/index.ts";
 export interface StateStore<T> {
   get(key: string): Promise<T | undefined>;
   set(key: string, value: T): Promise<void>;
+  /**
+   * Stores an entry given as its JSON text, as `set` would have made it: for a caller that has
+   * most of the entry serialized already (the Responses door, the response it answered with).
+   */
+  setJson(key: string, json: string): Promise<void>;
   delete(key: string): Promise<void>;
 }
 
@@ -113,6 +118,10 @@ export class MemoryStore<T extends object> implements StateStore<T> {
 
   async set(key: string, value: T): Promise<void> {
     this.cache.set(key, toJson(value));
+  }
+
+  async setJson(key: string, json: string): Promise<void> {
+    this.cache.set(key, json);
   }
 
   async delete(key: string): Promise<void> {

@@ -232,7 +232,7 @@ export function responsesDoor(deps: ResponsesDoorDeps): Door<ResponsesRequest> {
       return { body: responseObject(head, output, extend(statusOf(outcome), { outcome })), headers: { "x-mcp-gateway-stop-reason": outcome.stopReason } };
     },
     writer: (prepared) => new ResponsesWriter(prepared.parsed.head, itemContext(prepared, deps), prepared.parsed.leading, prepared.parsed.loop?.toolEvents === true),
-    async remember(prepared, outcome, answer) {
+    async remember(prepared, outcome, answer, answerJson) {
       if (prepared.parsed.body.store === false) return;
       const response = answer as { [key: string]: unknown };
       try {
@@ -242,7 +242,7 @@ export function responsesDoor(deps: ResponsesDoorDeps): Door<ResponsesRequest> {
           messages: [...prepared.request.messages, ...outcome.newMessages],
           listed: [...prepared.parsed.listed],
           instructions: Boolean(prepared.parsed.body.instructions),
-        });
+        }, answerJson);
       } catch (error) {
         // The answer still goes out; only a later retrieve or previous_response_id will miss it.
         deps.logger.error({ err: (error as Error).message, response: prepared.parsed.head.id }, "could not store the response (state store unavailable)");
