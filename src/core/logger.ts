@@ -36,16 +36,41 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       base: { service: "mcp-gateway" },
       // Every line written for a request carries its id (a field the line sets itself wins).
       mixin: requestIdField,
-      timestamp: pino.stdTimeFunctions.isoTime,
+      mixinMergeStrategy: mergeRequestId,
+      timestamp: isoTime,
       ...(secrets.some((s) => s.length >= 4) ? { hooks: { streamWrite: scrub } } : {}),
     },
     destination,
   );
 }
 
+/** The mixin's answer outside a request (at info level, every line): never written to. */
+const NO_FIELDS: { requestId?: string } = {};
+
 function requestIdField(): { requestId?: string } {
   const requestId = currentRequestId();
-  return requestId === undefined ? {} : { requestId };
+  return requestId === undefined ? NO_FIELDS : { requestId };
+}
+
+/** pino's default merge (the line's own fields over the mixin's), without a copy when the mixin adds nothing. */
+function mergeRequestId(line: object, fields: object): object {
+  return fields === NO_FIELDS ? line : Object.assign(fields, line);
+}
+
+let lastMs = Number.NaN;
+let lastTime = "";
+
+/**
+ * pino's isoTime (`,"time":"2026-11-25T03:25:00.123Z"`), formatted once per millisecond: a
+ * Date's ISO string costs microseconds, and a busy gateway writes several lines in the same one.
+ */
+export function isoTime(): string {
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastMs = now;
+    lastTime = `,"time":"${new Date(now).toISOString()}"`;
+  }
+  return lastTime;
 }
 
 /** A logger that drops everything (library use and tests). */

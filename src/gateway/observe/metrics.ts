@@ -59,7 +59,24 @@ export class GatewayMetrics {
     labelNames: ["door", "model", "provider", "status"],
     registers: [this.registry],
   });
-  readonly inFlight = new Gauge({ name: "mcp_gateway_requests_in_flight", help: "Requests being handled, by front door", labelNames: ["door"], registers: [this.registry] });
+  /**
+   * Requests being handled, by door: counted here (`started`, `ended`) and read into the gauge at
+   * scrape time, which spares each request two of prom-client's label lookups.
+   */
+  readonly #inFlight = new Map<string, number>();
+  readonly inFlight = (() => {
+    const inFlight = this.#inFlight;
+    return new Gauge({
+      name: "mcp_gateway_requests_in_flight",
+      help: "Requests being handled, by front door",
+      labelNames: ["door"],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [door, count] of inFlight) this.set({ door }, count);
+      },
+    });
+  })();
   readonly turns = new Histogram({ name: "mcp_gateway_loop_turns", help: "Model turns of the agent loop per request", labelNames: ["door"], buckets: TURN_BUCKETS, registers: [this.registry] });
   readonly toolCalls = new Counter({
     name: "mcp_gateway_tool_calls_total",
@@ -205,6 +222,15 @@ export class GatewayMetrics {
       else (out ??= { ...labels })[name] = OTHER_LABEL_VALUE;
     }
     return (out ?? labels) as T;
+  }
+
+  /** A request of `door` is being handled (the in-flight gauge). */
+  started(door: string): void {
+    this.#inFlight.set(door, (this.#inFlight.get(door) ?? 0) + 1);
+  }
+
+  ended(door: string): void {
+    this.#inFlight.set(door, (this.#inFlight.get(door) ?? 1) - 1);
   }
 
   /** An upstream call retried: by provider, and the status (429, 5xx) or error code that caused it. */

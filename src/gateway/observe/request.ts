@@ -71,7 +71,7 @@ export class RequestObservation implements ModelCallObserver {
     private readonly request: IncomingRequest,
     readonly keyName: string | undefined,
   ) {
-    ctx.metrics?.inFlight.inc({ door: request.door });
+    ctx.metrics?.started(request.door);
     if (tracingOn()) this.trace = new RequestTrace(request, ctx.captureContent ? (value) => excerpt(value, ctx.scrub, SPAN_CONTENT_CHARS) : undefined);
     if (ctx.ring) {
       this.toolEntries = new Map();
@@ -388,7 +388,7 @@ export class RequestObservation implements ModelCallObserver {
     const type = error ? errorType(error) : this.failure?.type ?? (status >= 400 ? String(status) : undefined);
     const metrics = this.ctx.metrics;
     if (metrics) {
-      metrics.inFlight.dec({ door });
+      metrics.ended(door);
       metrics.requests.inc(metrics.bound({ door, model: this.requested, provider: this.provider, status: String(status) }));
       if (outcome) metrics.turns.observe({ door }, outcome.turns);
       if (this.requested !== "" || outcome) {
