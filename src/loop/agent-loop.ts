@@ -44,12 +44,29 @@ export const FINAL_ANSWER_NOTE =
   "(No more tools can be called in this request: its budget of tool-calling turns is used up. Answer now, as well as you can, from what you have found so far.)";
 
 /** The loop's events one by one (the MCP agent tool, the agent SDK, plan mode). */
-export async function* runAgentLoop(options: LoopOptions): AsyncGenerator<LoopEvent, LoopOutcome> {
-  const batches = runAgentLoopBatches(options);
-  for (;;) {
-    const step = await batches.next();
-    if (step.done) return step.value;
-    yield* step.value;
+export function runAgentLoop(options: LoopOptions): AsyncGenerator<LoopEvent, LoopOutcome> {
+  return eachLoopEvent(runAgentLoopBatches(options));
+}
+
+/**
+ * The events of a batched loop one by one. A consumer that stops early (a `break` out of its
+ * `for await`, `return()`) closes the batched loop too, and with it the model's stream (the
+ * upstream connection) and whatever else its `finally` blocks release.
+ */
+export async function* eachLoopEvent(batches: LoopBatches): AsyncGenerator<LoopEvent, LoopOutcome> {
+  let ended = false;
+  try {
+    for (;;) {
+      // A loop that threw is over: return() in the finally below is then a no-op.
+      const step = await batches.next();
+      if (step.done) {
+        ended = true;
+        return step.value;
+      }
+      yield* step.value;
+    }
+  } finally {
+    if (!ended) await batches.return(undefined as never);
   }
 }
 

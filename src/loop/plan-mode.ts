@@ -38,11 +38,21 @@ export function runInModeBatches(options: LoopOptions, mode: LoopMode | undefine
   return mode === "plan" ? oneByOne(runPlanLoop(options, plan)) : runAgentLoopBatches(options);
 }
 
+/** Each event a batch of its own; stopping early closes the loop under it (as eachLoopEvent does). */
 async function* oneByOne(events: AsyncGenerator<LoopEvent, LoopOutcome>): LoopBatches {
-  for (;;) {
-    const step = await events.next();
-    if (step.done) return step.value;
-    yield [step.value];
+  let ended = false;
+  try {
+    for (;;) {
+      // A loop that threw is over: return() in the finally below is then a no-op.
+      const step = await events.next();
+      if (step.done) {
+        ended = true;
+        return step.value;
+      }
+      yield [step.value];
+    }
+  } finally {
+    if (!ended) await events.return(undefined as never);
   }
 }
 

@@ -8,6 +8,19 @@ import type { ChatRequest, StreamEvent } from "../../src/core/index.ts";
 import { runAgentLoop, runAgentLoopBatches, type LoopEvent, type LoopOptions, type LoopOutcome } from "../../src/loop/index.ts";
 import { call, MemoryTools, ScriptedModel, text, type Reply } from "../helpers/scripted-model.ts";
 
+/** A model that sends one read, then waits for a second that never comes; `closed` once its stream is closed. */
+class HangingModel extends ScriptedModel {
+  closed = false;
+  async *streamBatches(): AsyncGenerator<StreamEvent[], void, undefined> {
+    try {
+      yield [{ type: "start", id: "r1", model: "m" }, { type: "text_start" }, { type: "text_delta", delta: "Hel" }];
+      await new Promise<never>(() => {});
+    } finally {
+      this.closed = true;
+    }
+  }
+}
+
 /** A model whose whole stream arrives in one read: one batch per call. */
 class OneReadModel extends ScriptedModel {
   async *streamBatches(request: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent[], void, undefined> {
@@ -69,5 +82,16 @@ describe("the agent loop in batches", () => {
     expect(flat.slice(-2)).toEqual(["turn_end", "done"]);
     const oneByOne = await eventsOf(options(replies, new MemoryTools({ weather })));
     expect(oneByOne.map((event) => event.type)).toEqual(flat);
+  });
+
+  it("closes the model's stream when the consumer of the loop one event at a time stops early", async () => {
+    const model = new HangingModel([]);
+    const seen: string[] = [];
+    for await (const event of runAgentLoop({ ...options([], new MemoryTools({})), model })) {
+      seen.push(event.type);
+      if (event.type === "text_delta") break;
+    }
+    expect(seen).toEqual(["turn_start", "model_start", "text_start", "text_delta"]);
+    expect(model.closed).toBe(true);
   });
 });

@@ -73,9 +73,10 @@ export class HiddenStepsKeeper {
    * presenting a known or reused tool-call id.
    */
   async save(tenant: string, keys: readonly string[], messages: Message[], requestId?: string): Promise<void> {
-    const entry = { messages };
     try {
-      await Promise.all(keys.map((key) => this.store.set(`${tenant}:${key}`, entry)));
+      // One entry under every key: serialized once.
+      const json = JSON.stringify({ messages } satisfies HiddenSteps);
+      await Promise.all(keys.map((key) => this.store.setJson(`${tenant}:${key}`, json)));
     } catch (error) {
       // The answer still goes out; its follow-up will carry only what the client sends.
       this.logger.warn({ requestId, err: (error as Error).message, keys: keys.length }, "could not keep the hidden steps (state store unavailable); the follow-up will use the history as sent");

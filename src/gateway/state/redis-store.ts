@@ -34,8 +34,8 @@ class RedisTable<T extends object> implements StateStore<T> {
     return text === null ? undefined : (JSON.parse(text) as T);
   }
 
-  set(key: string, value: T): Promise<void> {
-    return this.setJson(key, JSON.stringify(value));
+  async set(key: string, value: T): Promise<void> {
+    await this.setJson(key, JSON.stringify(value));
   }
 
   async setJson(key: string, json: string): Promise<void> {

@@ -77,25 +77,10 @@ export interface MemoryStoreOptions {
 }
 
 /**
- * The last value serialized, until the current job ends: one entry stored under several keys in
- * one go (hidden steps: one key per client tool call) is serialized once, not once per key. Only
- * for that long, so a value changed and stored again later is serialized again.
- */
-let last: { value: object; text: string } | undefined;
-
-function toJson(value: object): string {
-  if (last?.value === value) return last.text;
-  if (last === undefined) queueMicrotask(() => (last = undefined));
-  last = { value, text: JSON.stringify(value) };
-  return last.text;
-}
-
-/**
- * Entries are kept as their JSON text, as Redis keeps them. A kept string is one flat block that
- * the garbage collector never walks (a stored response as objects is hundreds of them, and ten
- * thousand of those made every major collection slower), its size is its byte length, and a read
- * returns a copy, so both backends give the same answers: a caller that changes what it stored,
- * or what it read, changes nothing in the store.
+ * Entries are kept as their JSON text, as Redis keeps them. A kept string is one flat block (a
+ * stored response as objects is hundreds of them: a full store of ten thousand took 50–100 MB
+ * more), its size is its byte length, and a read returns a copy, so both backends give the same
+ * answers: a caller that changes what it stored, or what it read, changes nothing in the store.
  */
 export class MemoryStore<T extends object> implements StateStore<T> {
   private readonly cache: LRUCache<string, string>;
@@ -117,7 +102,7 @@ export class MemoryStore<T extends object> implements StateStore<T> {
   }
 
   async set(key: string, value: T): Promise<void> {
-    this.cache.set(key, toJson(value));
+    this.cache.set(key, JSON.stringify(value));
   }
 
   async setJson(key: string, json: string): Promise<void> {
