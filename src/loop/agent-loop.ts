@@ -22,6 +22,7 @@ import { extend } from "../core/extend.ts";
 import { batchesOf } from "../core/event-batches.ts";
 import { CallEvents, TURN_TEXT_SEPARATOR, type TurnTextState } from "./call-model.ts";
 import { Compactor } from "./compaction.ts";
+import { relay } from "./relay.ts";
 import { runTools } from "./run-tools.ts";
 import { deliver, pendingAtStop, runTurnTools } from "./steering.ts";
 import { ToolOffer } from "./tool-search.ts";
@@ -45,29 +46,7 @@ export const FINAL_ANSWER_NOTE =
 
 /** The loop's events one by one (the MCP agent tool, the agent SDK, plan mode). */
 export function runAgentLoop(options: LoopOptions): AsyncGenerator<LoopEvent, LoopOutcome> {
-  return eachLoopEvent(runAgentLoopBatches(options));
-}
-
-/**
- * The events of a batched loop one by one. A consumer that stops early (a `break` out of its
- * `for await`, `return()`) closes the batched loop too, and with it the model's stream (the
- * upstream connection) and whatever else its `finally` blocks release.
- */
-export async function* eachLoopEvent(batches: LoopBatches): AsyncGenerator<LoopEvent, LoopOutcome> {
-  let ended = false;
-  try {
-    for (;;) {
-      // A loop that threw is over: return() in the finally below is then a no-op.
-      const step = await batches.next();
-      if (step.done) {
-        ended = true;
-        return step.value;
-      }
-      yield* step.value;
-    }
-  } finally {
-    if (!ended) await batches.return(undefined as never);
-  }
+  return relay(runAgentLoopBatches(options), (batch) => batch);
 }
 
 /** The loop's events in batches (types.ts LoopBatches): what the doors drive. */

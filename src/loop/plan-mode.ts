@@ -8,6 +8,7 @@
  */
 import { addUsage, emptyUsage, type AssistantMessage, type ChatRequest, type ChatResult, type Message, type ToolSet, type Usage } from "../core/index.ts";
 import { runAgentLoop, runAgentLoopBatches } from "./agent-loop.ts";
+import { relay } from "./relay.ts";
 import { planFormat, planPrompt, planText, readPlan, replanPrompt, STEP_FAILED, stepPrompt, summaryPrompt, user, type WrittenStep } from "./plan-prompts.ts";
 import type { LoopMode, PlanOptions, PlanReport, PlanStep } from "./plan-types.ts";
 import type { LoopBatches, LoopEvent, LoopOptions, LoopOutcome, ToolExecution } from "./types.ts";
@@ -35,26 +36,10 @@ export function runInMode(options: LoopOptions, mode: LoopMode | undefined, plan
 
 /** The same loop in batches (types.ts LoopBatches); plan mode's events go one per batch. */
 export function runInModeBatches(options: LoopOptions, mode: LoopMode | undefined, plan?: PlanOptions): LoopBatches {
-  return mode === "plan" ? oneByOne(runPlanLoop(options, plan)) : runAgentLoopBatches(options);
+  // Each of plan mode's events a batch of its own.
+  return mode === "plan" ? relay(runPlanLoop(options, plan), (event) => [[event]]) : runAgentLoopBatches(options);
 }
 
-/** Each event a batch of its own; stopping early closes the loop under it (as eachLoopEvent does). */
-async function* oneByOne(events: AsyncGenerator<LoopEvent, LoopOutcome>): LoopBatches {
-  let ended = false;
-  try {
-    for (;;) {
-      // A loop that threw is over: return() in the finally below is then a no-op.
-      const step = await events.next();
-      if (step.done) {
-        ended = true;
-        return step.value;
-      }
-      yield [step.value];
-    }
-  } finally {
-    if (!ended) await events.return(undefined as never);
-  }
-}
 
 export async function* runPlanLoop(options: LoopOptions, plan: PlanOptions = {}): AsyncGenerator<LoopEvent, LoopOutcome> {
   const maxSteps = plan.maxSteps ?? 8;
