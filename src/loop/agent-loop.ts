@@ -178,7 +178,9 @@ async function* modelTurn(
 ): AsyncGenerator<LoopEvent[], ChatResult> {
   const full = turnRequest(options, turn, tools, progress, note);
   const compactor = progress.compactor;
-  let request = compactor ? await compactor.prepare(full) : full;
+  // Awaited only when compaction has something to read or cut (a promise per call otherwise).
+  const prepared = compactor ? compactor.prepare(full) : full;
+  let request = prepared instanceof Promise ? await prepared : prepared;
   if (options.hooks?.beforeModelCall) request = (await options.hooks.beforeModelCall({ turn, request })) ?? request;
   let result: ChatResult | undefined;
   for (let retried = false; result === undefined; retried = true) {

@@ -251,10 +251,17 @@ export class Compactor {
     return this.options.strategy !== "off";
   }
 
-  /** The request for this model call: compacted when the estimate passes the threshold. */
-  async prepare(request: ChatRequest): Promise<ChatRequest> {
+  /**
+   * The request for this model call: compacted when the estimate passes the threshold. At once
+   * (no promise) when nothing is to be read or cut: most model calls.
+   */
+  prepare(request: ChatRequest): ChatRequest | Promise<ChatRequest> {
     if (!this.enabled) return request;
-    await this.restore(request.messages);
+    const restoring = this.restore(request.messages);
+    return restoring ? restoring.then(() => this.prepared(request)) : this.prepared(request);
+  }
+
+  private prepared(request: ChatRequest): ChatRequest | Promise<ChatRequest> {
     const messages = request.messages;
     const max = this.options.maxTokens;
     const state = this.applicable(messages);
@@ -294,16 +301,20 @@ export class Compactor {
     return sumTokens(next.messages) < sentTokens ? next : undefined;
   }
 
-  /** The state kept for this conversation (from an earlier request), once per loop. */
-  private async restore(messages: readonly Message[]): Promise<void> {
-    if (this.loaded) return;
+  /** The state kept for this conversation (from an earlier request), once per loop; undefined when there is none to read. */
+  private restore(messages: readonly Message[]): Promise<void> | undefined {
+    if (this.loaded) return undefined;
     this.loaded = true;
     // A conversation of no more turns than are always kept was never cut: no store read for it.
-    if (!this.options.memory || turnStarts(messages).length <= this.options.keepRecentTurns) return;
+    const memory = this.options.memory;
+    if (!memory || turnStarts(messages).length <= this.options.keepRecentTurns) return undefined;
     const key = conversationKey(messages);
-    if (!key) return;
+    return key ? this.read(memory, key, messages) : undefined;
+  }
+
+  private async read(memory: CompactionMemory, key: string, messages: readonly Message[]): Promise<void> {
     try {
-      const state = await this.options.memory.get(key);
+      const state = await memory.get(key);
       if (state && state.removed <= messages.length && digestOf(messages, state.removed) === state.digest) this.state = state;
     } catch {
       // The store is down: compaction starts from scratch.

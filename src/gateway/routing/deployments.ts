@@ -75,11 +75,15 @@ export class DeploymentRouter implements DeploymentHooks {
   /**
    * The candidates in the order this request tries them: the chosen deployment, the other
    * available ones, the fallbacks, then the cooled-down deployments (soonest back first). A model
-   * without deployments is returned as it is.
+   * without deployments is returned as it is, at once (no promise: most requests).
    */
-  async route(model: ResolvedModel, requestId?: string): Promise<ResolvedModel> {
+  route(model: ResolvedModel, requestId?: string): ResolvedModel | Promise<ResolvedModel> {
     const alias = model.alias;
     if (!alias || !model.candidates.some((c) => c.deployment)) return model;
+    return this.routeDeployments(model, alias, requestId);
+  }
+
+  private async routeDeployments(model: ResolvedModel, alias: NonNullable<ResolvedModel["alias"]>, requestId: string | undefined): Promise<ResolvedModel> {
     const deployments = model.candidates.filter((c) => c.deployment);
     const fallbacks = model.candidates.filter((c) => !c.deployment);
     const cooled = await this.cooledDown(

@@ -145,7 +145,8 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
           heartbeatMs: deps.heartbeatMs ?? 10_000,
           ...(observation ? { observer: observation } : {}),
           beforeFinish: async (outcome) => {
-            if (deps.limits) await deps.limits.record(key, outcome.usage);
+            const recording = deps.limits?.record(key, outcome.usage);
+            if (recording) await recording;
             await rememberHiddenSteps(outcome, deps, prepared.tenant, requestId);
             if (door.remember && writer.result) await door.remember(prepared, outcome, writer.result(outcome));
           },
@@ -161,7 +162,8 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
       }
       const outcome = await runWhole(prepared, deps, controller.signal, run);
       // Counted before the answer leaves, so the key's next request sees these tokens.
-      if (deps.limits) await deps.limits.record(key, outcome.usage);
+      const recording = deps.limits?.record(key, outcome.usage);
+      if (recording) await recording;
       const remembering = rememberHiddenSteps(outcome, deps, prepared.tenant, requestId);
       if (remembering) await remembering;
       const answer = door.respond(outcome, prepared);

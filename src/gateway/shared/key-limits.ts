@@ -106,11 +106,18 @@ export class KeyLimits {
     return { refused, headers };
   }
 
-  /** Adds the tokens a request used (input + output, as reported) to the key's minute window. */
-  async record(policy: KeyPolicy | undefined, usage: Usage | undefined): Promise<void> {
-    if (policy?.tpm === undefined || !usage) return;
+  /**
+   * Adds the tokens a request used (input + output, as reported) to the key's minute window; no
+   * promise when there is nothing to count (a key without `tpm`, no key).
+   */
+  record(policy: KeyPolicy | undefined, usage: Usage | undefined): Promise<void> | undefined {
+    if (policy?.tpm === undefined || !usage) return undefined;
     const tokens = (usage.inputTokens || 0) + (usage.outputTokens || 0);
-    if (tokens <= 0) return;
+    if (tokens <= 0) return undefined;
+    return this.count(policy, tokens);
+  }
+
+  private async count(policy: KeyPolicy, tokens: number): Promise<void> {
     try {
       await this.counters.add(this.counter(policy, "tpm"), tokens, WINDOW_MS);
     } catch (error) {

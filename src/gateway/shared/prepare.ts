@@ -81,7 +81,9 @@ export async function prepareRequest<P extends ParsedRequest>(
 ): Promise<PreparedRequest<P>> {
   const resolved = resolveModel(parsed.model, deps.providers, deps.config.models);
   // An alias's deployments, in the order this request tries them (spread, cooled-down ones last).
-  const model = deps.deployments ? await deps.deployments.route(resolved) : resolved;
+  // Each await only when there is something to wait for (a promise and a microtask otherwise).
+  const routed = deps.deployments ? deps.deployments.route(resolved) : resolved;
+  const model = routed instanceof Promise ? await routed : routed;
   const known = deps.tools.serverNames();
   const options = parsed.loop ?? {};
   if (options.mcpServers) checkServers(key, options.mcpServers, "mcp_gateway.mcp_servers");
@@ -90,7 +92,8 @@ export async function prepareRequest<P extends ParsedRequest>(
     options.mcpServers && (options.mcpServers.length === 0 ? [] : selectServers(options.mcpServers.join(","), model, known)),
   );
   const plan = planLoop(deps.config, model, options, key);
-  const messages = await deps.hiddenSteps.restore(tenant, parsed.request.messages, requestId);
+  const restored = deps.hiddenSteps.restore(tenant, parsed.request.messages, requestId);
+  const messages = restored instanceof Promise ? await restored : restored;
   const fitted = applyPlan(plan, model, withAliasDefaults({ ...parsed.request, messages, model: model.modelId }, model), deps.tools.select(servers), options, resultLimits(deps.config, deps.tools));
   return {
     tenant,

@@ -83,11 +83,18 @@ export class HiddenStepsKeeper {
     }
   }
 
-  /** The history with every assistant message the gateway answered replaced by its full steps. */
-  async restore(tenant: string, history: readonly Message[], requestId?: string): Promise<Message[]> {
+  /**
+   * The history with every assistant message the gateway answered replaced by its full steps; at
+   * once (no promise) when there is nothing to look up.
+   */
+  restore(tenant: string, history: readonly Message[], requestId?: string): Message[] | Promise<Message[]> {
     const keysOf = history.map((message) => (message.role === "assistant" ? stepKeys(message, { calls: true, signatures: true }) : []));
     // No answer of the gateway's in the history (a conversation's first request): nothing to look up.
     if (keysOf.every((keys) => keys.length === 0)) return [...history];
+    return this.restored(tenant, history, keysOf, requestId);
+  }
+
+  private async restored(tenant: string, history: readonly Message[], keysOf: string[][], requestId: string | undefined): Promise<Message[]> {
     // One round of lookups for the whole history (a shared store answers them pipelined).
     const entries = await this.findAll(keysOf.map((keys) => keys.map((key) => `${tenant}:${key}`)), requestId);
     const out: Message[] = [];
