@@ -12,19 +12,23 @@ function tooLarge(max: number): GatewayError {
  * when refusing, keeps discarding the rest of the upload so the client gets the 413 instead
  * of a reset connection.
  */
-export async function readBodyText(c: Context, max: number): Promise<string> {
+export function readBodyText(c: Context, max: number): Promise<string> {
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  if (!incoming) {
-    const text = await c.req.text();
-    if (Buffer.byteLength(text) > max) throw tooLarge(max);
-    return text;
-  }
+  if (!incoming) return readWebBody(c, max);
   const declared = Number(incoming.headers["content-length"] ?? Number.NaN);
   if (declared > max) {
     incoming.resume();
-    throw tooLarge(max);
+    return Promise.reject(tooLarge(max));
   }
+  // The reader's own promise, not an async function's around it (more promises and ticks).
   return readCapped(incoming, max);
+}
+
+/** Outside Node (no IncomingMessage): the web Request's body. */
+async function readWebBody(c: Context, max: number): Promise<string> {
+  const text = await c.req.text();
+  if (Buffer.byteLength(text) > max) throw tooLarge(max);
+  return text;
 }
 
 /**

@@ -117,7 +117,9 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
       const json = await readJson(c, limits);
       // The request's loop options (`mcp_gateway`, x-mcp-gateway-*) never travel on to a provider.
       const loopOptions = takeLoopOptions(json, (name) => c.req.header(name));
-      const parsed = await door.parse(json, c);
+      // Chat Completions and Messages parse at once: an await of their answer would still cost a tick.
+      const parsing = door.parse(json, c);
+      const parsed = parsing instanceof Promise ? await parsing : parsing;
       parsed.loop = loopOptions;
       // What the key may use comes first: a model or server outside it is a 403.
       const key = policyOf(deps.config, callerKey(c));
