@@ -22,7 +22,8 @@ export async function* translatedBatches<T>(
   reads: AsyncIterable<T[]>,
   translation: StreamTranslation<T>,
   clock: IdleClock,
-  map: (event: StreamEvent) => StreamEvent,
+  /** What each event becomes on its way out (the client's tool names put back); as is without one. */
+  map?: (event: StreamEvent) => StreamEvent,
 ): AsyncGenerator<StreamEvent[], void, undefined> {
   for await (const items of reads) {
     // The consumer's work on the batch is not the upstream's silence.
@@ -30,7 +31,7 @@ export async function* translatedBatches<T>(
     const out: StreamEvent[] = [];
     try {
       for (const item of items) {
-        for (const event of translation.push(item)) out.push(map(event));
+        for (const event of translation.push(item)) out.push(map ? map(event) : event);
         // Nothing more is read after the terminal event (the body's end is drained behind).
         if (translation.finished) break;
       }
@@ -42,6 +43,6 @@ export async function* translatedBatches<T>(
     if (translation.finished) return;
     clock.arm();
   }
-  const rest = translation.end().map(map);
+  const rest = map ? translation.end().map(map) : translation.end();
   if (rest.length > 0) yield rest;
 }

@@ -22,7 +22,7 @@ import { extend } from "../core/extend.ts";
 import { batchesOf } from "../core/event-batches.ts";
 import { CallEvents, TURN_TEXT_SEPARATOR, type TurnTextState } from "./call-model.ts";
 import { Compactor } from "./compaction.ts";
-import { relay } from "./relay.ts";
+import { relay } from "../core/relay.ts";
 import { runTools } from "./run-tools.ts";
 import { deliver, pendingAtStop, runTurnTools } from "./steering.ts";
 import { ToolOffer } from "./tool-search.ts";

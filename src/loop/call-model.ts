@@ -1,8 +1,9 @@
 /**
  * A streamed model call as the loop sees it: each of the model's events (in batches, one per
- * upstream read: core/event-batches.ts) mapped to at most one loop event. Client tool calls are surfaced as they stream; the gateway's own (MCP)
- * calls never are. The loop (agent-loop.ts modelTurn) steps through them itself: a generator
- * here would be one more async level on every streamed event.
+ * upstream read: core/event-batches.ts) mapped to at most one loop event. Client tool calls are
+ * surfaced as they stream; the gateway's own (MCP) calls never are. The loop (agent-loop.ts
+ * modelTurn) steps through them itself: a generator here would be one more async level on every
+ * streamed event.
  */
 import type { StreamEvent } from "../core/index.ts";
 import type { LoopEvent } from "./types.ts";

@@ -8,7 +8,7 @@
  */
 import { addUsage, emptyUsage, type AssistantMessage, type ChatRequest, type ChatResult, type Message, type ToolSet, type Usage } from "../core/index.ts";
 import { runAgentLoop, runAgentLoopBatches } from "./agent-loop.ts";
-import { relay } from "./relay.ts";
+import { relay } from "../core/relay.ts";
 import { planFormat, planPrompt, planText, readPlan, replanPrompt, STEP_FAILED, stepPrompt, summaryPrompt, user, type WrittenStep } from "./plan-prompts.ts";
 import type { LoopMode, PlanOptions, PlanReport, PlanStep } from "./plan-types.ts";
 import type { LoopBatches, LoopEvent, LoopOptions, LoopOutcome, ToolExecution } from "./types.ts";

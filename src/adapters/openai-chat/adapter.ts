@@ -25,9 +25,6 @@ export interface OpenAIChatWireOptions {
   quirks?: QuirkSwitches;
 }
 
-/** The chat adapter's events need no renaming on their way out (the exchange renames them). */
-const asIs = (event: StreamEvent): StreamEvent => event;
-
 /** The SDK's default request timeout, also used as the stream idle limit when none is configured. */
 const DEFAULT_TIMEOUT_MS = DEFAULT_OPENAI_TIMEOUT_MS;
 
@@ -65,7 +62,8 @@ export function createOpenAIChatAdapter(options: AdapterOptions, wire: OpenAICha
       const { url, headers } = await head.get();
       const response = await http.stream({ url, headers, body: JSON.stringify(call.streamingBody), signal: control.signal });
       control.arm();
-      yield* translatedBatches(sseChunkBatches(response, control.signal), call.streamTranslation(), control, asIs);
+      // No renaming on the way out: the exchange's translation puts the client's names back.
+      yield* translatedBatches(sseChunkBatches(response, control.signal), call.streamTranslation(), control);
     } catch (error) {
       throw call.error(control.interruption(provider, error) ?? toGatewayErrorFromOpenAI(error, provider));
     } finally {

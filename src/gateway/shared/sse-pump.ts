@@ -78,18 +78,26 @@ export async function pumpSse(options: PumpOptions): Promise<StreamHandle> {
   const writeEach = (events: LoopEvent[]) => {
     for (const event of events) push(writer.event(event));
   };
+  // The loop's step being waited for, if any (a burst that ended before it came leaves it here).
+  let pending: Promise<Step> | undefined;
+  const nextStep = async (): Promise<Step> => {
+    pending ??= loop.next();
+    try {
+      return taken(await pending);
+    } catch (error) {
+      observer?.failed(error);
+      throw error;
+    } finally {
+      pending = undefined;
+    }
+  };
   const head: LoopEvent[] = [];
   // Where in `head` the first event that commits is (-1: none yet).
   let commit = -1;
   // Errors thrown here (before any byte is sent) become ordinary HTTP error responses.
   let first: Step;
   do {
-    try {
-      first = taken(await loop.next());
-    } catch (error) {
-      observer?.failed(error);
-      throw error;
-    }
+    first = await nextStep();
     if (first.done) break;
     for (const event of first.value) {
       if (commit < 0 && commits(event)) commit = head.length;
@@ -111,7 +119,7 @@ export async function pumpSse(options: PumpOptions): Promise<StreamHandle> {
   const opening = commit < 0 ? head : head.slice(0, commit);
   writeEach(opening);
   push(writer.open());
-  let pending: Promise<Step> | undefined = first.done ? Promise.resolve(first) : undefined;
+  if (first.done) pending = Promise.resolve(first);
   let ended = false;
 
   const emit = async (step: Step): Promise<void> => {
@@ -132,17 +140,6 @@ export async function pumpSse(options: PumpOptions): Promise<StreamHandle> {
     resolveFinished(undefined);
   };
   writeEach(head.slice(opening.length));
-  const nextStep = async (): Promise<Step> => {
-    pending ??= loop.next();
-    try {
-      return taken(await pending);
-    } catch (error) {
-      observer?.failed(error);
-      throw error;
-    } finally {
-      pending = undefined;
-    }
-  };
 
   /**
    * Writes the steps the loop has ready before the event loop's next check phase (what it makes
