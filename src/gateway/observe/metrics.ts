@@ -2,11 +2,13 @@
  * The gateway's Prometheus metrics (prom-client), one registry per gateway. The GenAI and MCP
  * ones carry the OpenTelemetry semantic conventions' names and attributes in Prometheus
  * spelling (names.ts); the `mcp_gateway_*` ones are the gateway's own. Counters and histograms
- * are updated as requests go; MCP server states and the store's health are read at scrape time.
+ * are updated as requests go (those every request updates are keyed: ./keyed-metrics.ts); MCP
+ * server states and the store's health are read at scrape time.
  * The process metrics (CPU, memory, event loop lag, GC) are collected once per process.
  */
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { collectDefaultMetrics, Counter, Gauge, Registry } from "prom-client";
 import { clusterScrape } from "./cluster-metrics.ts";
+import { KeyedCounter, KeyedHistogram } from "./keyed-metrics.ts";
 import { ATTR, label, METRIC, prometheusName } from "./names.ts";
 
 /** What the gateway reads at scrape time. */
@@ -53,7 +55,7 @@ function processMetrics(): Registry {
 export class GatewayMetrics {
   readonly registry = new Registry();
 
-  readonly requests = new Counter({
+  readonly requests = new KeyedCounter({
     name: "mcp_gateway_requests_total",
     help: "Requests by front door, requested model, answering provider and HTTP status",
     labelNames: ["door", "model", "provider", "status"],
@@ -77,14 +79,14 @@ export class GatewayMetrics {
       },
     });
   })();
-  readonly turns = new Histogram({ name: "mcp_gateway_loop_turns", help: "Model turns of the agent loop per request", labelNames: ["door"], buckets: TURN_BUCKETS, registers: [this.registry] });
-  readonly toolCalls = new Counter({
+  readonly turns = new KeyedHistogram({ name: "mcp_gateway_loop_turns", help: "Model turns of the agent loop per request", labelNames: ["door"], buckets: TURN_BUCKETS, registers: [this.registry] });
+  readonly toolCalls = new KeyedCounter({
     name: "mcp_gateway_tool_calls_total",
     help: "MCP tool calls run by the gateway's agent loop, by server, tool and outcome (ok, error)",
     labelNames: ["server", "tool", "outcome"],
     registers: [this.registry],
   });
-  readonly clientToolCalls = new Counter({
+  readonly clientToolCalls = new KeyedCounter({
     name: "mcp_gateway_client_tool_calls_total",
     help: "Tool calls handed back to the client (its own tools), by front door",
     labelNames: ["door"],
@@ -100,42 +102,42 @@ export class GatewayMetrics {
   });
   readonly storeErrors = new Counter({ name: "mcp_gateway_store_errors_total", help: "Failed operations of the state store, by table and operation", labelNames: ["table", "operation"], registers: [this.registry] });
 
-  readonly tokenUsage = new Histogram({
+  readonly tokenUsage = new KeyedHistogram({
     name: prometheusName(METRIC.GEN_AI_CLIENT_TOKEN_USAGE),
     help: "Tokens used per upstream model call (input, output), as the providers report them",
     labelNames: [OP, PROVIDER, REQUEST_MODEL, RESPONSE_MODEL, TOKEN_TYPE],
     buckets: TOKEN_BUCKETS,
     registers: [this.registry],
   });
-  readonly clientDuration = new Histogram({
+  readonly clientDuration = new KeyedHistogram({
     name: prometheusName(METRIC.GEN_AI_CLIENT_OPERATION_DURATION, "seconds"),
     help: "Duration of upstream model calls (retries and fallbacks included)",
     labelNames: [OP, PROVIDER, REQUEST_MODEL, RESPONSE_MODEL, ERROR_TYPE],
     buckets: DURATION_BUCKETS,
     registers: [this.registry],
   });
-  readonly serverDuration = new Histogram({
+  readonly serverDuration = new KeyedHistogram({
     name: prometheusName(METRIC.GEN_AI_SERVER_REQUEST_DURATION, "seconds"),
     help: "Duration of chat requests served by the gateway, every turn and tool call included",
     labelNames: [OP, PROVIDER, REQUEST_MODEL, RESPONSE_MODEL, ERROR_TYPE],
     buckets: DURATION_BUCKETS,
     registers: [this.registry],
   });
-  readonly timeToFirstToken = new Histogram({
+  readonly timeToFirstToken = new KeyedHistogram({
     name: prometheusName(METRIC.GEN_AI_SERVER_TIME_TO_FIRST_TOKEN, "seconds"),
     help: "Time from a streamed request's arrival to its first token sent to the client",
     labelNames: [OP, PROVIDER, REQUEST_MODEL],
     buckets: TTFT_BUCKETS,
     registers: [this.registry],
   });
-  readonly executeTool = new Histogram({
+  readonly executeTool = new KeyedHistogram({
     name: "gen_ai_execute_tool_duration_seconds",
     help: "Duration of tool executions by the agent loop (gen_ai.operation.name execute_tool)",
     labelNames: [TOOL_NAME, "mcp_server", ERROR_TYPE],
     buckets: MCP_BUCKETS,
     registers: [this.registry],
   });
-  readonly mcpClientDuration = new Histogram({
+  readonly mcpClientDuration = new KeyedHistogram({
     name: prometheusName(METRIC.MCP_CLIENT_OPERATION_DURATION, "seconds"),
     help: "Duration of MCP requests to the upstream servers",
     labelNames: [METHOD, TOOL_NAME, "mcp_server", ERROR_TYPE],
@@ -143,7 +145,7 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
-  readonly mcpServerDuration = new Histogram({
+  readonly mcpServerDuration = new KeyedHistogram({
     name: prometheusName(METRIC.MCP_SERVER_OPERATION_DURATION, "seconds"),
     help: "Duration of the tools/call requests MCP clients send the gateway (/mcp and stdio; the chat tool included)",
     labelNames: [METHOD, TOOL_NAME, ERROR_TYPE],
@@ -213,8 +215,10 @@ export class GatewayMetrics {
    */
   bound<T extends Record<string, string>>(labels: T): T {
     let out: Record<string, string> | undefined;
-    for (const [name, value] of Object.entries(labels)) {
+    // for…in: Object.entries would make an array per label on every update.
+    for (const name in labels) {
       if (!OPEN_LABELS.has(name)) continue;
+      const value = labels[name]!;
       let seen = this.labelValues.get(name);
       if (!seen) this.labelValues.set(name, (seen = new Set()));
       if (seen.has(value)) continue;
