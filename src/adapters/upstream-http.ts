@@ -10,8 +10,8 @@
  * gateway's CPU per pass-through request (docs/performance.md).
  */
 import type { Readable } from "node:stream";
-import { request, type Dispatcher } from "undici";
-import { failure, providerDispatcher, responseHeaders } from "../core/fast-fetch.ts";
+import type { Dispatcher } from "undici";
+import { failure, providerDispatcher, responseHeaders, targetOf } from "../core/fast-fetch.ts";
 import type { ByteSource } from "./sse-events.ts";
 
 /** The SDK's error for each way a call fails (its classes, so the adapters map them as before). */
@@ -145,12 +145,12 @@ export class UpstreamHttp {
   private async send(post: UpstreamPost): Promise<Answer> {
     try {
       if (this.fetch) return fetchAnswer(await this.sendWithFetch(this.fetch, post));
-      const data = await request(post.url, {
+      const data = await this.dispatcher.request({
+        ...targetOf(post.url),
         method: "POST",
         headers: post.headers,
         body: post.body,
         signal: post.signal,
-        dispatcher: this.dispatcher,
         headersTimeout: this.timeoutMs,
       });
       return undiciAnswer(data, post.signal);

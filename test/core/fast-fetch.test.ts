@@ -584,6 +584,27 @@ describe.each(implementations)("fetch contract: %s", (_name, doFetch) => {
 // ---------------------------------------------------------------------------------------------
 
 describe("fastFetch specifics", () => {
+  it("sends the path and query of the URL, each time (the URL's parse is kept)", async () => {
+    const seen: string[] = [];
+    const url = route(({ req, res }) => {
+      seen.push(req.url ?? "");
+      res.end("ok");
+    });
+    for (let i = 0; i < 2; i++) expect(await (await fastFetch(`${url}?key=a%20b&x=1`, { method: "POST", body: "{}" })).text()).toBe("ok");
+    expect(seen).toHaveLength(2);
+    for (const path of seen) expect(path.endsWith("?key=a%20b&x=1")).toBe(true);
+  });
+
+  it("refuses a URL that is not http(s) as undici's request does", async () => {
+    const undici = await import("undici");
+    const theirs = await Promise.resolve()
+      .then(() => undici.request("ftp://127.0.0.1/x", { method: "POST", body: "{}" }))
+      .catch((error: Error) => error);
+    const ours = await fastFetch("ftp://127.0.0.1/x", { method: "POST", body: "{}" }).catch((error: Error) => error);
+    expect(ours).toBeInstanceOf(undici.errors.InvalidArgumentError);
+    expect((ours as Error).message).toBe((theirs as Error).message);
+  });
+
   it("does not go through the global fetch for the SDKs' call shape (url string + init)", async () => {
     const spy = vi.spyOn(globalThis, "fetch");
     try {
