@@ -28,6 +28,15 @@ export function withRequestId<T>(id: string, work: () => T, trace?: TraceCarrier
   return storage.run({ id, trace }, work);
 }
 
+/**
+ * `work` bound to the current request, if any: for work that a caller outside the request starts
+ * later on its behalf (a stream's next burst, pulled by the code that writes it to the socket).
+ */
+export function inCurrentRequest<A extends unknown[], R>(work: (...args: A) => R): (...args: A) => R {
+  const store = storage.getStore();
+  return store ? (...args: A) => storage.run(store, work, ...args) : work;
+}
+
 /** The id of the request the current work belongs to, if any. */
 export function currentRequestId(): string | undefined {
   return storage.getStore()?.id;

@@ -1,13 +1,14 @@
 /**
- * Serves the app on host:port with @hono/node-server, and stops gracefully: stop accepting,
- * close at once every connection that has nothing in flight, let in-flight requests finish
- * within a deadline (each connection closing as soon as its last one has), then drop what is
- * left.
+ * Serves the app on host:port with @hono/node-server (streamed answers written to Node's
+ * response directly: ./direct-sse.ts), and stops gracefully: stop accepting, close at once
+ * every connection that has nothing in flight, let in-flight requests finish within a deadline
+ * (each connection closing as soon as its last one has), then drop what is left.
  */
 import { serve, type ServerType } from "@hono/node-server";
 import type { Hono } from "hono";
 import type { AddressInfo, Socket } from "node:net";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { withDirectSse } from "./direct-sse.ts";
 
 export interface Listening {
   url: string;
@@ -22,7 +23,8 @@ export interface Listening {
 
 export function listen(app: Hono, host: string, port: number): Promise<Listening> {
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, hostname: host, port }, (info: AddressInfo) => {
+    // Streamed answers are written to the ServerResponse once the app's middlewares are done.
+    const server = serve({ fetch: withDirectSse(app.fetch), hostname: host, port }, (info: AddressInfo) => {
       const shownHost = info.family === "IPv6" ? `[${info.address}]` : info.address;
       resolve({
         url: `http://${shownHost}:${info.port}`,

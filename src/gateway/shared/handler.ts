@@ -10,6 +10,7 @@ import { GatewayError, toGatewayError } from "../../core/index.ts";
 import { extend } from "../../core/extend.ts";
 import { callerKey } from "../http/auth.ts";
 import { whenClientGone } from "../http/client-gone.ts";
+import { directSseResponse } from "../http/direct-sse.ts";
 import { errorResponse } from "../http/errors.ts";
 import { jsonShapeProblem, type JsonLimits } from "../http/limits.ts";
 import { readBodyText } from "../http/read-body.ts";
@@ -22,7 +23,8 @@ import { checkModel, checkSelection, keyTools, policyOf } from "./keys.ts";
 import { takeLoopOptions } from "./loop-options.ts";
 import { addLoopReport } from "./loop-setup.ts";
 import { prepareRequest } from "./prepare.ts";
-import { pumpSse } from "./sse-pump.ts";
+import { startSse } from "./sse-frames.ts";
+import { streamResponse } from "./sse-pump.ts";
 import { observationOf } from "../observe/routes.ts";
 
 /** The header c.json() sets; a whole answer is serialized here, once (see its use). */
@@ -139,11 +141,10 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
       const headers = { "x-request-id": requestId, ...warningHeaders(prepared) };
       if (parsed.stream) {
         const writer = observation ? observation.writer(door.writer(prepared)) : door.writer(prepared);
-        const handle = await pumpSse({
+        const frames = await startSse({
           loop: startLoop(prepared, deps, controller.signal, run),
           writer,
           controller,
-          headers,
           heartbeatMs: deps.heartbeatMs ?? 10_000,
           ...(observation ? { observer: observation } : {}),
           beforeFinish: async (outcome) => {
@@ -154,13 +155,15 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
           },
           ...(deps.scrub ? { scrub: deps.scrub } : {}),
         });
-        void handle.finished.then((outcome) => {
+        void frames.finished.then((outcome) => {
           clearTimeout(deadline);
           stopWatching();
           observation?.finish(200);
           log.info(requestLine(logFields, outcome, started, false), `${door.label} streamed`);
         });
-        return handle.response;
+        // Written to Node's ServerResponse by our server once the middlewares are done with the
+        // head; a web stream when the app runs without it (src/gateway/http/direct-sse.ts).
+        return directSseResponse(c, frames, headers) ?? streamResponse(frames, headers);
       }
       const outcome = await runWhole(prepared, deps, controller.signal, run);
       // Counted before the answer leaves, so the key's next request sees these tokens.

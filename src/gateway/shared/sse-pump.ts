@@ -7,11 +7,16 @@
  * failed stream (an error chunk, an `event: error`, `response.failed`). Pull-based, so a slow
  * client slows the loop instead of growing a buffer, and a client that goes away cancels the
  * stream, which aborts the loop.
+ *
+ * The frames are made in ./sse-frames.ts. This file writes them as a web ReadableStream: the
+ * sink when the app is not served by our Node server (`app.request()`, `app.fetch()` in
+ * process). On our Node server they go to the ServerResponse directly
+ * (src/gateway/http/direct-sse.ts): a ReadableStream costs Node 20 about 13 µs in
+ * `makeTransferable` alone, plus the encoding and a promise per chunk read.
  */
-import { toGatewayError, type GatewayError } from "../../core/index.ts";
-import type { LoopBatches, LoopEvent, LoopOutcome } from "../../loop/index.ts";
-
-type Step = IteratorResult<LoopEvent[], LoopOutcome>;
+import type { GatewayError } from "../../core/index.ts";
+import type { LoopEvent, LoopOutcome } from "../../loop/index.ts";
+import { startSse, type FrameOptions, type SseFrames } from "./sse-frames.ts";
 
 /** How one door writes a streamed answer. Each method returns the frames to send ("" for none). */
 export interface SseWriter {
@@ -28,23 +33,8 @@ export interface SseWriter {
   result?(outcome: LoopOutcome): unknown;
 }
 
-export interface PumpOptions {
-  /** The loop's events in batches (those of one upstream read together). */
-  loop: LoopBatches;
-  writer: SseWriter;
-  controller: AbortController;
+export interface PumpOptions extends FrameOptions {
   headers: Record<string, string>;
-  heartbeatMs: number;
-  /** Runs before the closing frames (hidden steps are saved here, before the client can follow up). */
-  beforeFinish?: (outcome: LoopOutcome) => Promise<void>;
-  /** Removes secrets from a failure's message before the client sees it. */
-  scrub?: (text: string) => string;
-  /**
-   * Told of each of the loop's events as the pump takes it from the loop (not when it is
-   * written: the events before the commit are held), and of the loop's failure: the request's
-   * observation. Here rather than as a wrapper of the loop, which cost a promise per event.
-   */
-  observer?: { event(event: LoopEvent): void; failed(error: unknown): void };
 }
 
 export interface StreamHandle {
@@ -53,186 +43,34 @@ export interface StreamHandle {
   finished: Promise<LoopOutcome | undefined>;
 }
 
-const encoder = new TextEncoder();
-
-/** A burst joined into one write stops growing here (a source that never pauses still streams). */
-const MAX_BURST_CHARS = 64 * 1024;
-
-
-/**
- * Events that make the response visible (or long-running): the point of no return for HTTP
- * errors. A failure before that (the loop's `error` event) must still become a proper HTTP
- * error with its status and retry-after, so it does not commit.
- */
-function commits(event: LoopEvent): boolean {
-  return event.type !== "turn_start" && event.type !== "model_start" && event.type !== "usage" && event.type !== "model_response" && event.type !== "error";
+/** A streamed answer's headers: the SSE ones, then the request's (its id, warnings). */
+export function sseHeaders(headers: Record<string, string>): Record<string, string> {
+  return { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive", ...headers };
 }
 
+/** The stream as a web Response (a ReadableStream body): what an app not on our Node server sends. */
 export async function pumpSse(options: PumpOptions): Promise<StreamHandle> {
-  const { loop, writer, controller, observer } = options;
-  // Every step the loop gives, taken once, wherever the pump takes it.
-  const taken = (step: Step): Step => {
-    if (!step.done && observer) for (const event of step.value) observer.event(event);
-    return step;
-  };
-  const writeEach = (events: LoopEvent[]) => {
-    for (const event of events) push(writer.event(event));
-  };
-  // The loop's step being waited for, if any (a burst that ended before it came leaves it here).
-  let pending: Promise<Step> | undefined;
-  const nextStep = async (): Promise<Step> => {
-    pending ??= loop.next();
-    try {
-      return taken(await pending);
-    } catch (error) {
-      observer?.failed(error);
-      throw error;
-    } finally {
-      pending = undefined;
-    }
-  };
-  const head: LoopEvent[] = [];
-  // Where in `head` the first event that commits is (-1: none yet).
-  let commit = -1;
-  // Errors thrown here (before any byte is sent) become ordinary HTTP error responses.
-  let first: Step;
-  do {
-    first = await nextStep();
-    if (first.done) break;
-    for (const event of first.value) {
-      if (commit < 0 && commits(event)) commit = head.length;
-      head.push(event);
-    }
-  } while (commit < 0);
+  const frames = await startSse(options);
+  return { response: streamResponse(frames, options.headers), finished: frames.finished };
+}
 
-  let resolveFinished!: (outcome: LoopOutcome | undefined) => void;
-  const finished = new Promise<LoopOutcome | undefined>((resolve) => (resolveFinished = resolve));
-  const queue: string[] = [];
-  let queuedChars = 0;
-  const push = (text: string) => {
-    if (text === "") return;
-    queue.push(text);
-    queuedChars += text.length;
-  };
-  // What came before the commit (which model answers, the turn) is the writer's to know before it
-  // opens the response; none of it is visible on its own.
-  const opening = commit < 0 ? head : head.slice(0, commit);
-  writeEach(opening);
-  push(writer.open());
-  if (first.done) pending = Promise.resolve(first);
-  let ended = false;
+const encoder = new TextEncoder();
 
-  const emit = async (step: Step): Promise<void> => {
-    if (!step.done) {
-      writeEach(step.value);
-      return;
-    }
-    const outcome = step.value;
-    await options.beforeFinish?.(outcome);
-    push(writer.finish(outcome));
-    ended = true;
-    resolveFinished(outcome);
-  };
-  const fail = (error: unknown) => {
-    const failure = toGatewayError(error);
-    push(writer.fail(options.scrub ? failure.withMessage(options.scrub(failure.message)) : failure));
-    ended = true;
-    resolveFinished(undefined);
-  };
-  writeEach(head.slice(opening.length));
-
-  /**
-   * Writes the steps the loop has ready before the event loop's next check phase (what it makes
-   * of the reads already received: a burst), stopping at the end or at MAX_BURST_CHARS. A step
-   * that is not ready by then stays pending for the next pull. One callback per step, not a race
-   * and an async call per step (a step is a batch: the events of one upstream read).
-   */
-  const takeBurst = () =>
-    new Promise<void>((resolve, reject) => {
-      let over = false;
-      const stop = (error?: unknown) => {
-        if (over) return;
-        over = true;
-        clearImmediate(checkPhase);
-        if (error === undefined) resolve();
-        else reject(error);
-      };
-      const checkPhase = setImmediate(() => {
-        over = true;
-        resolve();
-      });
-      const take = (step: Step) => {
-        if (over) return;
-        pending = undefined;
-        taken(step);
-        try {
-          if (step.done) return void emit(step).then(() => stop(), (error: unknown) => stop(error ?? new Error("the stream's end failed")));
-          writeEach(step.value);
-        } catch (error) {
-          return stop(error ?? new Error("a stream event could not be written"));
-        }
-        next();
-      };
-      const next = (): void => {
-        if (ended || queuedChars >= MAX_BURST_CHARS) return stop();
-        pending ??= loop.next();
-        pending.then(take, (error: unknown) => {
-          if (over) return;
-          pending = undefined;
-          observer?.failed(error);
-          stop(error ?? new Error("the stream failed"));
-        });
-      };
-      next();
-    });
-
-  const heartbeatBytes = encoder.encode(writer.heartbeat);
-  let lastWrite = Date.now();
-  let heartbeat: NodeJS.Timeout | undefined;
+/** The frames as the body of a web Response. */
+export function streamResponse(frames: SseFrames, headers: Record<string, string>): Response {
   const body = new ReadableStream<Uint8Array>({
     start(stream) {
-      // One timer per stream (not one per event): while tools run and nothing is written, a
-      // keep-alive frame keeps proxies and clients from timing the connection out.
-      heartbeat = setInterval(() => {
-        if (ended || Date.now() - lastWrite < options.heartbeatMs) return;
-        lastWrite = Date.now();
-        stream.enqueue(heartbeatBytes);
-      }, Math.max(10, Math.floor(options.heartbeatMs / 2)));
-      heartbeat.unref();
+      frames.keepAlive((frame) => stream.enqueue(encoder.encode(frame)));
     },
+    // Called again once the reader has taken the last chunk: one burst per chunk.
     async pull(stream) {
-      try {
-        while (queue.length === 0 && !ended) await emit(await nextStep());
-        // Events the loop can produce without waiting on the network (the rest of an upstream
-        // read, a burst of tokens) leave in the same write: one syscall per burst, not per token.
-        await takeBurst();
-      } catch (error) {
-        pending = undefined;
-        fail(error);
-      }
-      if (queue.length > 0) {
-        lastWrite = Date.now();
-        stream.enqueue(encoder.encode(queue.join("")));
-        queue.length = 0;
-        queuedChars = 0;
-      }
-      if (ended) {
-        clearInterval(heartbeat);
-        stream.close();
-      }
+      const burst = await frames.next();
+      if (burst !== "") stream.enqueue(encoder.encode(burst));
+      if (frames.ended) stream.close();
     },
     cancel(reason) {
-      clearInterval(heartbeat);
-      controller.abort(reason);
-      void loop.return(undefined as never).catch(() => undefined);
-      resolveFinished(undefined);
+      frames.cancel(reason);
     },
   });
-  return {
-    response: new Response(body, {
-      status: 200,
-      headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive", ...options.headers },
-    }),
-    finished,
-  };
+  return new Response(body, { status: 200, headers: sseHeaders(headers) });
 }
