@@ -43,9 +43,14 @@ export interface StreamHandle {
   finished: Promise<LoopOutcome | undefined>;
 }
 
-/** A streamed answer's headers: the SSE ones, then the request's (its id, warnings). */
+/**
+ * A streamed answer's headers: the SSE ones, then the request's (its id, warnings). No
+ * `connection` header: Node sets it from the client's request and the server's state, and an
+ * explicit `keep-alive` made it keep a connection the client asked to close (or that a draining
+ * server meant to close).
+ */
 export function sseHeaders(headers: Record<string, string>): Record<string, string> {
-  return { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive", ...headers };
+  return { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", ...headers };
 }
 
 /** The stream as a web Response (a ReadableStream body): what an app not on our Node server sends. */
