@@ -130,4 +130,55 @@ describe("a streamed answer and its connection", () => {
       server?.close();
     }
   });
+
+  it("a keep-alive frame is written while the socket can take it, and skipped while it is full", async () => {
+    const hold = deferred();
+    let writeKeepAlive: ((frame: string) => void) | undefined;
+    // 32 MB: far more than the loopback socket holds while the client does not read.
+    const bursts = ["data: small\n\n", `data: ${"x".repeat(32 * 1024 * 1024)}\n\n`, "data: [DONE]\n\n"];
+    let given = 0;
+    const frames: SseFrames = {
+      async next() {
+        // The big burst waits until the test has sent its first keep-alive (socket not full).
+        if (given === 1) await hold.promise;
+        return bursts[given++] ?? "";
+      },
+      get ended() {
+        return given >= bursts.length;
+      },
+      keepAlive(write) {
+        writeKeepAlive = write;
+      },
+      cancel() {},
+      finished: new Promise(() => undefined),
+    };
+    const l = await listen(app(() => frames), "127.0.0.1", 0);
+    servers.push(l);
+    const body = await new Promise<string>((resolve, reject) => {
+      const req = httpRequest({ port: l.port, host: "127.0.0.1", method: "POST", path: "/stream" }, (res) => {
+        res.setEncoding("latin1");
+        let text = "";
+        res.once("data", (first: string) => {
+          text += first;
+          // The first burst is in: nothing is pending, so this frame goes out.
+          writeKeepAlive!(": alive-1\n\n");
+          res.pause();
+          hold.resolve();
+          // The big burst fills the socket (the client reads nothing): this one is skipped.
+          setImmediate(() => {
+            writeKeepAlive!(": alive-2\n\n");
+            res.on("data", (chunk: string) => (text += chunk));
+            res.resume();
+          });
+          res.on("end", () => resolve(text));
+        });
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    expect(body.startsWith("data: small\n\n")).toBe(true);
+    expect(body).toContain(": alive-1\n\n");
+    expect(body).not.toContain(": alive-2");
+    expect(body.endsWith("data: [DONE]\n\n")).toBe(true);
+  });
 });

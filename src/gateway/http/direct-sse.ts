@@ -152,7 +152,11 @@ function writeFrames(frames: SseFrames, status: number, headers: Headers, outgoi
   }
   outgoing.once("close", gone);
   outgoing.on("error", gone);
-  frames.keepAlive((frame) => void outgoing.write(frame));
+  // A keep-alive frame is only for a connection that sends nothing: one whose socket is full is
+  // busy sending, and the frame would only grow its buffer.
+  frames.keepAlive((frame) => {
+    if (!outgoing.writableNeedDrain) outgoing.write(frame);
+  });
   const pump = async () => {
     while (!done) {
       const burst = await frames.next();
