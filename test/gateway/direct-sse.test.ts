@@ -21,37 +21,10 @@ import type { SseFrames } from "../../src/gateway/shared/sse-frames.ts";
 import { streamResponse } from "../../src/gateway/shared/sse-pump.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "../helpers/scripted-upstream.ts";
 import { deferred } from "../helpers/scripted-model.ts";
+import { scriptedFrames } from "../helpers/scripted-frames.ts";
 import { DOORS, type Door } from "../helpers/sse-doors.ts";
 
 const MARKER = "x-mcp-gateway-direct-stream";
-
-/**
- * Frames that give `bursts` one by one, and record what the sink did with them. With `hold`,
- * the burst after the first waits for it.
- */
-function scriptedFrames(bursts: string[], hold?: Promise<void>) {
-  let given = 0;
-  const cancelled = deferred<unknown>();
-  const record = { cancels: 0, keptAlive: 0, cancelled: cancelled.promise };
-  const frames: SseFrames = {
-    async next() {
-      if (given > 0 && hold) await hold;
-      return bursts[given++] ?? "";
-    },
-    get ended() {
-      return given >= bursts.length;
-    },
-    keepAlive() {
-      record.keptAlive++;
-    },
-    cancel(reason) {
-      record.cancels++;
-      cancelled.resolve(reason);
-    },
-    finished: new Promise(() => undefined),
-  };
-  return { frames, record };
-}
 
 const BURSTS = ["data: one\n\n", "data: two\n\ndata: three\n\n", "data: [DONE]\n\n"];
 

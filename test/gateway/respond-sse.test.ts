@@ -7,6 +7,7 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ModelAdapter } from "../../src/adapters/types.ts";
+import type { LoopOutcome } from "../../src/loop/index.ts";
 import { resolveConfig } from "../../src/core/config/index.ts";
 import { GatewayError, type ChatRequest, type ChatResult, type StreamEvent } from "../../src/core/index.ts";
 import { silentLogger } from "../../src/core/logger.ts";
@@ -14,7 +15,8 @@ import { chatCompletionsDoor, parseChatCompletion } from "../../src/gateway/door
 import type { ChatDeps } from "../../src/gateway/shared/deps.ts";
 import { rememberHiddenSteps, startLoop } from "../../src/gateway/shared/drive.ts";
 import { prepareRequest } from "../../src/gateway/shared/prepare.ts";
-import { pumpSse, type StreamHandle } from "../../src/gateway/shared/sse-pump.ts";
+import { startSse } from "../../src/gateway/shared/sse-frames.ts";
+import { streamResponse } from "../../src/gateway/shared/sse-pump.ts";
 import type { ProviderEntry } from "../../src/gateway/routing/providers.ts";
 import { HiddenStepsKeeper, type HiddenSteps } from "../../src/gateway/state/hidden-steps.ts";
 import { MemoryStore } from "../../src/gateway/state/store.ts";
@@ -94,7 +96,8 @@ function freezeTimers(): void {
 }
 
 interface Started {
-  handle: StreamHandle;
+  /** The web sink's Response, and the frames' end. */
+  handle: { response: Response; finished: Promise<LoopOutcome | undefined> };
   controller: AbortController;
   adapter: FakeAdapter;
   intervals: ReturnType<typeof trackIntervals>;
@@ -117,15 +120,15 @@ async function start(script: Script, extra: Partial<ChatDeps> = {}, body: Record
   const prepared = await prepareRequest(parsed, undefined, "tenant", deps);
   const intervals = trackIntervals();
   const controller = new AbortController();
-  const handle = await pumpSse({
+  const frames = await startSse({
     loop: startLoop(prepared, deps, controller.signal),
     writer: chatCompletionsDoor(deps.config).writer(prepared),
     controller,
-    headers: { "x-request-id": "req_test" },
     heartbeatMs: deps.heartbeatMs ?? 10_000,
     beforeFinish: async (outcome) => rememberHiddenSteps(outcome, deps, prepared.tenant),
     ...(deps.scrub ? { scrub: deps.scrub } : {}),
   });
+  const handle = { response: streamResponse(frames, { "x-request-id": "req_test" }), finished: frames.finished };
   return { handle, controller, adapter, intervals };
 }
 

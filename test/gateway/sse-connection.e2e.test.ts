@@ -8,28 +8,8 @@ import { listen, type Listening } from "../../src/gateway/http/listen.ts";
 import type { SseFrames } from "../../src/gateway/shared/sse-frames.ts";
 import { streamResponse } from "../../src/gateway/shared/sse-pump.ts";
 import { deferred } from "../helpers/scripted-model.ts";
+import { scriptedFrames } from "../helpers/scripted-frames.ts";
 
-function scriptedFrames(bursts: string[], hold?: Promise<void>) {
-  let given = 0;
-  const cancelled = deferred<unknown>();
-  const record = { cancels: 0, cancelled: cancelled.promise };
-  const frames: SseFrames = {
-    async next() {
-      if (given > 0 && hold) await hold;
-      return bursts[given++] ?? "";
-    },
-    get ended() {
-      return given >= bursts.length;
-    },
-    keepAlive() {},
-    cancel() {
-      record.cancels++;
-      cancelled.resolve(undefined);
-    },
-    finished: new Promise(() => undefined),
-  };
-  return { frames, record };
-}
 const BURSTS = ["data: one\n\n", "data: two\n\n", "data: [DONE]\n\n"];
 
 function app(make: () => SseFrames): Hono {

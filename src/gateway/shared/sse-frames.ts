@@ -12,7 +12,7 @@ import type { SseWriter } from "./sse-pump.ts";
 
 type Step = IteratorResult<LoopEvent[], LoopOutcome>;
 
-/** What the frames are made from (the sink's part, the headers, is PumpOptions'). */
+/** What the frames are made from (the headers are the sink's: `sseHeaders` in ./sse-pump.ts). */
 export interface FrameOptions {
   /** The loop's events in batches (those of one upstream read together). */
   loop: LoopBatches;
@@ -94,7 +94,6 @@ export async function startSse(options: FrameOptions): Promise<SseFrames> {
   const head: LoopEvent[] = [];
   // Where in `head` the first event that commits is (-1: none yet).
   let commit = -1;
-  // Errors thrown here (before any byte is sent) become ordinary HTTP error responses.
   let first: Step;
   do {
     first = await nextStep();

@@ -16,7 +16,7 @@
  */
 import type { GatewayError } from "../../core/index.ts";
 import type { LoopEvent, LoopOutcome } from "../../loop/index.ts";
-import { startSse, type FrameOptions, type SseFrames } from "./sse-frames.ts";
+import type { SseFrames } from "./sse-frames.ts";
 
 /** How one door writes a streamed answer. Each method returns the frames to send ("" for none). */
 export interface SseWriter {
@@ -33,16 +33,6 @@ export interface SseWriter {
   result?(outcome: LoopOutcome): unknown;
 }
 
-export interface PumpOptions extends FrameOptions {
-  headers: Record<string, string>;
-}
-
-export interface StreamHandle {
-  response: Response;
-  /** Settles when the stream has ended (finished, failed or cancelled). */
-  finished: Promise<LoopOutcome | undefined>;
-}
-
 /**
  * A streamed answer's headers: the SSE ones, then the request's (its id, warnings). No
  * `connection` header: Node sets it from the client's request and the server's state, and an
@@ -53,15 +43,9 @@ export function sseHeaders(headers: Record<string, string>): Record<string, stri
   return { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", ...headers };
 }
 
-/** The stream as a web Response (a ReadableStream body): what an app not on our Node server sends. */
-export async function pumpSse(options: PumpOptions): Promise<StreamHandle> {
-  const frames = await startSse(options);
-  return { response: streamResponse(frames, options.headers), finished: frames.finished };
-}
-
 const encoder = new TextEncoder();
 
-/** The frames as the body of a web Response. */
+/** The frames as the body of a web Response: what an app not on our Node server sends. */
 export function streamResponse(frames: SseFrames, headers: Record<string, string>): Response {
   const body = new ReadableStream<Uint8Array>({
     start(stream) {

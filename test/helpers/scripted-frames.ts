@@ -1,0 +1,34 @@
+/**
+ * Stream frames for testing a sink (src/gateway/http/direct-sse.ts, the web stream of
+ * src/gateway/shared/sse-pump.ts) without a loop behind them.
+ */
+import type { SseFrames } from "../../src/gateway/shared/sse-frames.ts";
+import { deferred } from "./scripted-model.ts";
+
+/**
+ * Frames that give `bursts` one by one, and record what the sink did with them. With `hold`,
+ * the burst after the first waits for it.
+ */
+export function scriptedFrames(bursts: string[], hold?: Promise<void>) {
+  let given = 0;
+  const cancelled = deferred<unknown>();
+  const record = { cancels: 0, keptAlive: 0, cancelled: cancelled.promise };
+  const frames: SseFrames = {
+    async next() {
+      if (given > 0 && hold) await hold;
+      return bursts[given++] ?? "";
+    },
+    get ended() {
+      return given >= bursts.length;
+    },
+    keepAlive() {
+      record.keptAlive++;
+    },
+    cancel(reason) {
+      record.cancels++;
+      cancelled.resolve(reason);
+    },
+    finished: new Promise(() => undefined),
+  };
+  return { frames, record };
+}
