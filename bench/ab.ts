@@ -4,17 +4,22 @@
  * change is a win on a noisy machine (turns cancel out drift).
  *
  *   npx tsx bench/ab.ts <dirA> <dirB> [rounds] [path] [stream]   (BENCH_CONTENT=long-answer: 200-chunk answers)
+ *
+ * BENCH_LATENCY=1 measures instead what the latency targets measure: p50 and time to first byte of
+ * sequential requests on one connection (BENCH_REQUESTS of them per round, 2,000 by default).
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { throughput } from "./measure.ts";
+import { sequentialLatency, throughput } from "./measure.ts";
 import { cpuSeconds, freePort, start, type Running } from "./processes.ts";
 
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const [dirA, dirB, rounds = "3", path = "/v1/chat/completions", stream = "false"] = process.argv.slice(2);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+const LATENCY = process.env.BENCH_LATENCY === "1";
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 
 async function gateway(dir: string, fakePort: number): Promise<Running> {
   const port = await freePort();
@@ -44,6 +49,13 @@ const body = bodies[path]!(stream === "true");
 const headers = { "x-mcp-servers": "none", "anthropic-version": "2023-06-01" };
 try {
   for (const g of [a, b]) await throughput(`http://127.0.0.1:${g.port}${path}`, body, 16, 2, headers);
+  if (LATENCY) await latencyRounds(a, b, body, headers);
+  else await cpuRounds(a, b, body, headers);
+} finally {
+  await Promise.all([a.stop(), b.stop(), fake.stop()]);
+}
+
+async function cpuRounds(a: Running, b: Running, body: string, headers: Record<string, string>): Promise<void> {
   const least = { A: Infinity, B: Infinity };
   for (let i = 0; i < Number(rounds); i++) {
     const line: string[] = [];
@@ -60,6 +72,21 @@ try {
   }
   // The least-disturbed round of each: on a shared machine, other work only ever adds CPU.
   process.stdout.write(`least CPU/req: A ${least.A.toFixed(3)} ms, B ${least.B.toFixed(3)} ms (B/A ${(least.B / least.A).toFixed(2)})\n`);
-} finally {
-  await Promise.all([a.stop(), b.stop(), fake.stop()]);
+}
+
+/** p50 and first byte at one connection, each round in turns; the median of the rounds' p50s at the end. */
+async function latencyRounds(a: Running, b: Running, body: string, headers: Record<string, string>): Promise<void> {
+  const p50s: Record<"A" | "B", number[]> = { A: [], B: [] };
+  for (let i = 0; i < Number(rounds); i++) {
+    const line: string[] = [];
+    const order = i % 2 === 0 ? ([["A", a], ["B", b]] as const) : ([["B", b], ["A", a]] as const);
+    for (const [name, g] of order) {
+      const l = await sequentialLatency(`http://127.0.0.1:${g.port}${path}`, body, REQUESTS, headers);
+      p50s[name].push(l.p50);
+      line.push(`${name}: p50 ${l.p50.toFixed(3)} ms first byte ${l.ttfbP50!.toFixed(3)} ms`);
+    }
+    process.stdout.write(`${line.join("   ")}\n`);
+  }
+  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+  process.stdout.write(`median p50: A ${median(p50s.A).toFixed(3)} ms, B ${median(p50s.B).toFixed(3)} ms (B/A ${(median(p50s.B) / median(p50s.A)).toFixed(2)})\n`);
 }
