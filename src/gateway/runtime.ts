@@ -217,6 +217,10 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const mcpHttp = new McpHttpEndpoint({ hub: mcp, config, logger, store: counted });
   const keyLimits = new KeyLimits(counted.counters, logger);
   mcp.useKeyLimits(keyLimits);
+  // Cooldowns of aliases' deployments go through the store: every instance skips a failing one.
+  // One router for the doors and the MCP surface (the chat tool, sampling): one spread per alias.
+  const deployments = new DeploymentRouter({ store: counted, logger });
+  mcp.useDeployments(deployments);
   // The chat tool's conversations, in the store (every instance continues them); its runs, here.
   mcp.useConversations({ store: new ConversationStore(store.table<StoredConversation>("conversations", CONVERSATIONS_TABLE)), runs: new ConversationRuns() });
   const app = createApp({
@@ -227,8 +231,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     tools: mcp.outsideTools(pool.forModels()),
     hiddenSteps,
     responses: new ResponseStore(counted.table<StoredResponse>("responses", RESPONSES_TABLE)),
-    // Cooldowns of aliases' deployments go through the store: every instance skips a failing one.
-    deployments: new DeploymentRouter({ store: counted, logger }),
+    deployments,
     // Per-key rpm/tpm counters in the store: shared by every instance.
     limits: keyLimits,
     // Where compaction cut each conversation, and the tools' MCP annotations for the tool policy.

@@ -20,6 +20,7 @@ import { elicitingApprovals, type Elicit } from "./approval.ts";
 import { progressTokenOf } from "./forward.ts";
 import { elicitingReview, planProgress } from "./plan-review.ts";
 import { resolve, runLoop, type ModelDeps } from "./model-runner.ts";
+import type { ResolvedModel } from "../routing/resolve-model.ts";
 import { CONVERSATION_ID } from "./steer-tool.ts";
 import type { RequestExtra } from "./types.ts";
 
@@ -190,7 +191,7 @@ export async function runChatTool(args: unknown, deps: ChatToolDeps, extra: Requ
   if (deps.key && !modelAllowed(deps.key, modelName)) return errorResult(`Error: ${modelRefusal(deps.key, modelName)}`);
   let model;
   try {
-    model = resolve(modelName, deps);
+    model = await resolve(modelName, deps);
   } catch (error) {
     return errorResult(`Error: ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -275,7 +276,7 @@ function progressMessage(event: LoopEvent, modelName: string): string | undefine
 /** Runs the loop to its end within gateway.requestTimeoutMs, sending progress notifications; throws a GatewayError on failure. */
 async function runConversation(
   deps: ChatToolDeps,
-  model: ReturnType<typeof resolve>,
+  model: ResolvedModel,
   modelName: string,
   messages: Message[],
   servers: readonly string[] | undefined,

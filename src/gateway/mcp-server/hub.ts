@@ -38,9 +38,11 @@ import type { ToolSet } from "../../core/index.ts";
 import type { GatewayTools } from "../shared/deps.ts";
 import type { KeyLimits } from "../shared/key-limits.ts";
 import { keyTools, serverAllowed, serversRefusal, type KeyPolicy } from "../shared/keys.ts";
+import type { DeploymentRouter } from "../routing/deployments.ts";
 import type { ProviderEntry } from "../routing/providers.ts";
 import type { Elicit, ElicitAnswer } from "./approval.ts";
 import { CHAT_TOOL_NAME, chatToolDefinition, runChatTool, type ChatToolDeps } from "./chat-tool.ts";
+import type { ModelDeps } from "./model-runner.ts";
 import type { ConversationDeps } from "./chat-conversation.ts";
 import { runSteerTool, STEER_TOOL_NAME, steerToolDefinition } from "./steer-tool.ts";
 import { compileToolFilter } from "../../mcp/registry/tool-filter.ts";
@@ -118,12 +120,15 @@ export class McpHub implements SessionHub {
   private readonly progress = new ProgressRoutes();
   private keyLimits: KeyLimits | undefined;
   private conversations: ConversationDeps | undefined;
+  /** What the chat tool's and sampling's model calls need; the deployments' router is added by useDeployments. */
+  private readonly models: ModelDeps;
 
   constructor(private readonly options: McpHubOptions) {
     this.logger = options.logger.child({ component: "mcp-server" });
+    this.models = { config: options.config, providers: options.providers, logger: options.logger };
     this.relay = new ClientRelay({
       logger: this.logger,
-      models: options,
+      models: this.models,
       clientRequestTimeoutMs: options.clientRequestTimeoutMs ?? 10 * 60_000,
       sessions: this.sessions,
       notify: (session, notification, related) => this.notify(session, notification, related),
@@ -462,7 +467,7 @@ export class McpHub implements SessionHub {
   /* ------------------------------------------------------------------ downstream requests */
 
   private chatDeps(session?: DownstreamSession, extra?: RequestExtra): ChatToolDeps | undefined {
-    const { config, providers, logger } = this.options;
+    const { config, providers } = this.options;
     const pool = this.pool;
     if (!pool || !config.gateway.chatTool || providers.size === 0) return undefined;
     // An upstream tool exposed as "chat" (prefix "") wins: the gateway's tool steps aside.
@@ -473,9 +478,7 @@ export class McpHub implements SessionHub {
     // The loop's tool calls are this session's requests, each to its own server (only its key's).
     const tools = keyTools(session && extra ? this.trackedTools(pool, session, extra) : pool, key);
     return {
-      config,
-      providers,
-      logger,
+      ...this.models,
       tools,
       toolHints: (name: string) => pool.registry.get(name)?.tool.annotations,
       ...(key ? { key } : {}),
@@ -491,6 +494,11 @@ export class McpHub implements SessionHub {
     // A client that declared elicitation without modes takes forms (the 2025-06-18 shape).
     if (!supported || (supported.form === undefined && supported.url !== undefined)) return {};
     return { elicit: (params, signal) => this.relay.requestClient({ session, related }, { method: "elicitation/create", params }, ElicitResultSchema, signal) as Promise<ElicitAnswer> };
+  }
+
+  /** The doors' deployment router, for the `chat` tool's and sampling's model calls: an alias's deployments spread and cooled down alike. */
+  useDeployments(router: DeploymentRouter): void {
+    this.models.deployments = router;
   }
 
   /** Per-key rpm/tpm limits for the `chat` tool (the runtime's, over the state store). */

@@ -7,7 +7,7 @@ import type { CreateMessageRequest, CreateMessageResult } from "@modelcontextpro
 import type { ChatRequest, Message, UserContent } from "../../core/index.ts";
 import { resilientModel } from "../routing/resilient-model.ts";
 import { ErrorCode, mcpError } from "./errors.ts";
-import { NO_TOOLS, resolve, type ModelDeps } from "./model-runner.ts";
+import { callOptions, NO_TOOLS, resolve, type ModelDeps } from "./model-runner.ts";
 
 type SamplingParams = CreateMessageRequest["params"];
 type SamplingContent = SamplingParams["messages"][number]["content"];
@@ -52,12 +52,12 @@ export function samplingToChatRequest(params: SamplingParams, modelId: string): 
 export async function sampleWithModel(modelName: string, params: SamplingParams, deps: ModelDeps, signal: AbortSignal): Promise<CreateMessageResult> {
   let model;
   try {
-    model = resolve(modelName, deps);
+    model = await resolve(modelName, deps);
   } catch (error) {
     throw mcpError(ErrorCode.InternalError, `gateway.sampling.model: ${error instanceof Error ? error.message : String(error)}`);
   }
   const request = samplingToChatRequest(params, model.modelId);
-  const runner = resilientModel({ candidates: model.candidates, tools: NO_TOOLS, schemaTarget: model.provider.schemaTarget, policy: deps.config.gateway.retries, logger: deps.logger });
+  const runner = resilientModel({ ...callOptions(model, deps), tools: NO_TOOLS, schemaTarget: model.provider.schemaTarget });
   let result;
   try {
     result = await runner.complete(request, signal);

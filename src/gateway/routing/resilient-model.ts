@@ -14,12 +14,9 @@ import type { ModelCandidate } from "./resolve-model.ts";
 import { batchesOf, eachEvent } from "../../core/event-batches.ts";
 import { retryDelay, shouldFallBack, sleep, type RetryPolicy } from "./retry-policy.ts";
 
-export interface ResilientOptions {
+/** What trying a call's candidates needs: its retries, fallbacks and deployments' hooks. */
+export interface CandidateOptions {
   candidates: ModelCandidate[];
-  /** The gateway's tools of this request, to re-normalize for another dialect. */
-  tools: ToolSet;
-  /** The dialect the loop normalized the tools to (the first candidate's). */
-  schemaTarget: SchemaTarget;
   policy: RetryPolicy;
   logger: Logger;
   /** The request's id, on every line this model call logs. */
@@ -28,6 +25,13 @@ export interface ResilientOptions {
   deployments?: DeploymentHooks;
   /** Told about retries and fallbacks (the request's observation: metrics, timeline, trace). */
   observer?: ModelCallObserver;
+}
+
+export interface ResilientOptions extends CandidateOptions {
+  /** The gateway's tools of this request, to re-normalize for another dialect. */
+  tools: ToolSet;
+  /** The dialect the loop normalized the tools to (the first candidate's). */
+  schemaTarget: SchemaTarget;
 }
 
 /** Who a model call goes to: a candidate's provider (config name) and model id. */
@@ -55,7 +59,7 @@ class Attempts {
   #waited = 0;
 
   constructor(
-    private readonly options: ResilientOptions,
+    private readonly options: CandidateOptions,
     private readonly signal: AbortSignal | undefined,
     start: number,
   ) {
@@ -101,6 +105,37 @@ class Attempts {
   }
 }
 
+/** A model call to a deployment counts as in flight until the function returned is called (least-busy). */
+function beginCall(hooks: DeploymentHooks | undefined, candidate: ModelCandidate): () => void {
+  return hooks && candidate.deployment ? hooks.begin(candidate) : notTracked;
+}
+
+/**
+ * One call that is not a chat turn (embeddings): the candidates from `start` in order, each with
+ * its retries, a deployment given up on cooled down, as a chat turn's are. Resolves with the
+ * answer and the index of the candidate that gave it.
+ */
+export async function tryCandidates<T>(
+  options: CandidateOptions,
+  signal: AbortSignal | undefined,
+  call: (candidate: ModelCandidate) => Promise<T>,
+  start = 0,
+): Promise<{ result: T; index: number }> {
+  const attempts = new Attempts(options, signal, start);
+  for (;;) {
+    const candidate = attempts.candidate;
+    const end = beginCall(options.deployments, candidate);
+    try {
+      const result = await call(candidate);
+      end();
+      return { result, index: attempts.index };
+    } catch (thrown) {
+      end();
+      await attempts.next(thrown, false);
+    }
+  }
+}
+
 /**
  * One per request. Once a fallback has answered, the request's later model calls (the next
  * turns of its agent loop) start there: the primary just failed past its retries, and trying it
@@ -109,8 +144,7 @@ class Attempts {
  */
 export function resilientModel(options: ResilientOptions): ChatModel {
   let start = 0;
-  const hooks = options.deployments;
-  const begin = (candidate: ModelCandidate) => (hooks && candidate.deployment ? hooks.begin(candidate) : notTracked);
+  const begin = (candidate: ModelCandidate) => beginCall(options.deployments, candidate);
   const forCandidate = (request: ChatRequest, candidate: ModelCandidate): ChatRequest => ({
     ...request,
     model: candidate.modelId,
@@ -121,20 +155,9 @@ export function resilientModel(options: ResilientOptions): ChatModel {
   // every event's).
   return {
     async complete(request, signal) {
-      const attempts = new Attempts(options, signal, start);
-      for (;;) {
-        const candidate = attempts.candidate;
-        const end = begin(candidate);
-        try {
-          const result = await candidate.provider.adapter.complete(forCandidate(request, candidate), signal);
-          end();
-          start = attempts.index;
-          return extend(result, { provider: candidate.provider.name });
-        } catch (thrown) {
-          end();
-          await attempts.next(thrown, false);
-        }
-      }
+      const answered = await tryCandidates(options, signal, (candidate) => candidate.provider.adapter.complete(forCandidate(request, candidate), signal), start);
+      start = answered.index;
+      return extend(answered.result, { provider: options.candidates[answered.index]!.provider.name });
     },
     stream: (request, signal) => eachEvent(streamBatches(request, signal)),
     streamBatches,

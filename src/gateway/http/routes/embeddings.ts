@@ -1,14 +1,17 @@
 /**
  * `POST /v1/embeddings`, passed through to an OpenAI-protocol provider: clients configured with
- * one base URL call it beside the chat routes. Routed like them (`provider/model`, aliases and
- * their fallbacks, the keys and limits of /v1); the body goes as the client sent it but for the
- * model, and the provider's answer comes back as it is.
+ * one base URL call it beside the chat routes. Routed like them (`provider/model`, aliases with
+ * their deployments spread and cooled down and their fallbacks, `gateway.retries`, the keys and
+ * limits of /v1); the body goes as the client sent it but for the model, and the provider's answer
+ * comes back as it is.
  */
 import type { Context } from "hono";
 import { z } from "zod";
 import { GatewayError, type Usage } from "../../../core/index.ts";
 import { describeIssues } from "../../../core/zod-issues.ts";
+import { tryCandidates } from "../../routing/resilient-model.ts";
 import { resolveModel } from "../../routing/resolve-model.ts";
+import { DEFAULT_RETRY_POLICY } from "../../routing/retry-policy.ts";
 import type { ChatDeps } from "../../shared/deps.ts";
 import { readJson } from "../../shared/handler.ts";
 import { checkModel, policyOf } from "../../shared/keys.ts";
@@ -30,6 +33,8 @@ function embeddingUsage(answer: unknown): Usage | undefined {
   return tokens === undefined ? undefined : { inputTokens: tokens, outputTokens: 0 };
 }
 
+const requestIdOf = (c: Context): string | undefined => c.get("requestId" as never) as string | undefined;
+
 export function embeddingsHandler(deps: ChatDeps) {
   return async (c: Context): Promise<Response> => {
     const parsed = embeddingsRequest.safeParse(await readJson(c, deps.config.gateway));
@@ -37,24 +42,21 @@ export function embeddingsHandler(deps: ChatDeps) {
     const body = parsed.data;
     const key = policyOf(deps.config, callerKey(c));
     checkModel(key, body.model);
-    const model = resolveModel(body.model, deps.providers, deps.config.models);
+    const resolved = resolveModel(body.model, deps.providers, deps.config.models);
+    // An alias's deployments in the order this request tries them (spread, cooled-down ones last).
+    const model = deps.deployments ? await deps.deployments.route(resolved, requestIdOf(c)) : resolved;
     const candidates = model.candidates.filter((candidate) => candidate.provider.adapter.embed !== undefined);
-    const first = candidates[0];
-    if (!first) {
+    if (candidates.length === 0) {
       throw GatewayError.invalidRequest(`The model "${body.model}" is served by provider "${model.provider.name}", whose protocol has no embeddings`, "model", "embeddings_not_supported");
     }
-    let failure: unknown;
-    for (const candidate of candidates) {
-      try {
-        const answer = await candidate.provider.adapter.embed!({ ...body, model: candidate.modelId });
-        await deps.limits?.record(key, embeddingUsage(answer));
-        return c.json(answer as object);
-      } catch (error) {
-        failure = error;
-        // Another provider would refuse a bad request too; an outage is a reason to try the next.
-        if (error instanceof GatewayError && error.status >= 400 && error.status < 500 && error.status !== 429) break;
-      }
-    }
-    throw failure;
+    // Retries, fallbacks and cooldowns as for a chat turn: a bad request (400) is not retried
+    // elsewhere, an outage or a rate limit is.
+    const { result: answer } = await tryCandidates(
+      { candidates, policy: deps.retryPolicy ?? DEFAULT_RETRY_POLICY, logger: deps.logger, requestId: requestIdOf(c), ...(deps.deployments ? { deployments: deps.deployments } : {}) },
+      undefined,
+      (candidate) => candidate.provider.adapter.embed!({ ...body, model: candidate.modelId }),
+    );
+    await deps.limits?.record(key, embeddingUsage(answer));
+    return c.json(answer as object);
   };
 }
