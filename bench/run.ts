@@ -122,6 +122,11 @@ const ANTHROPIC_HEADERS = { "x-mcp-servers": "none", "anthropic-version": "2023-
 async function messagesDoor(fakePort: number, gatewayPort: number, gatewayPid: number): Promise<void> {
   const direct = `http://127.0.0.1:${fakePort}/v1/messages`;
   const via = `http://127.0.0.1:${gatewayPort}/v1/messages`;
+  // Warmed as the chat door was (warmUp): the doors' CPU is compared, each at its best.
+  for (const stream of [false, true]) {
+    await warm(direct, messages("m", stream), { "anthropic-version": "2023-06-01" });
+    await warm(via, messages("claude/m", stream), ANTHROPIC_HEADERS);
+  }
   const d = await sequentialLatency(direct, messages("m", false), 2000, { "anthropic-version": "2023-06-01" });
   const g = await sequentialLatency(via, messages("claude/m", false), 2000, ANTHROPIC_HEADERS);
   results.messages_latency_c1 = { direct: d, gateway: g, addedP50Ms: g.p50 - d.p50 };
@@ -142,6 +147,10 @@ async function responsesDoor(fakePort: number, gatewayPort: number, gatewayPid: 
   const direct = `http://127.0.0.1:${fakePort}/v1/responses`;
   const via = `http://127.0.0.1:${gatewayPort}/v1/responses`;
   const headers = { "x-mcp-servers": "none" };
+  for (const stream of [false, true]) {
+    await warm(direct, responsesBody("m", stream));
+    await warm(via, responsesBody("responses/m", stream), headers);
+  }
   const d = await sequentialLatency(direct, responsesBody("m", false), 2000);
   const g = await sequentialLatency(via, responsesBody("responses/m", false), 2000, headers);
   results.responses_latency_c1 = { direct: d, gateway: g, addedP50Ms: g.p50 - d.p50 };
@@ -192,10 +201,15 @@ const WARM_SECONDS = Number(process.env.BENCH_WARM_SECONDS ?? 3);
  */
 async function warmUp(fakeUrl: string, bareUrl: string, gatewayUrl: string): Promise<void> {
   for (const [stream, content] of [[false, "Say hello"], [true, "Say hello"], [true, "long-answer"]] as const) {
-    await throughput(fakeUrl, chat("m", stream, content), 16, WARM_SECONDS);
-    await throughput(bareUrl, chat("fake/m", stream, content), 16, WARM_SECONDS);
-    await throughput(gatewayUrl, chat("fake/m", stream, content), 16, WARM_SECONDS, { "x-mcp-servers": "none" });
+    await warm(fakeUrl, chat("m", stream, content));
+    await warm(bareUrl, chat("fake/m", stream, content));
+    await warm(gatewayUrl, chat("fake/m", stream, content), { "x-mcp-servers": "none" });
   }
+}
+
+/** WARM_SECONDS of 16-connection load, unmeasured. */
+async function warm(url: string, body: string, headers: Record<string, string> = {}): Promise<void> {
+  await throughput(url, body, 16, WARM_SECONDS, headers);
 }
 
 /** How many times the paired measurement alternates the bare proxy and the gateway. */
