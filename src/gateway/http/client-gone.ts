@@ -24,3 +24,12 @@ export function whenClientGone(c: Context, onGone: () => void): () => void {
   signal.addEventListener("abort", onGone, { once: true });
   return () => signal.removeEventListener("abort", onGone);
 }
+
+/**
+ * On Node, registers listeners for the end of this request's answer: its ServerResponse's 'close'
+ * (written to the end, or the client gone). Undefined when the app runs without a Node server.
+ */
+export function answerWatch(c: Context): ((done: () => void) => void) | undefined {
+  const outgoing = (c.env as { outgoing?: NodeOutgoing } | undefined)?.outgoing;
+  return outgoing ? (done) => outgoing.once("close", done) : undefined;
+}

@@ -42,10 +42,11 @@ import { isJsonObject } from "../../adapters/json-object.ts";
 import type { GatewayConfig } from "../../core/config/index.ts";
 import type { Logger } from "../../core/logger.ts";
 import { apiKeyAuth } from "../http/auth.ts";
+import { answerWatch } from "../http/client-gone.ts";
 import { gatewayConcurrencyCap } from "../http/limits.ts";
 import { policyOf, presentedKey, type KeyPolicy } from "../shared/keys.ts";
 import { MemoryEventStore } from "./event-store.ts";
-import { onFinished } from "./stream-end.ts";
+import { whenBodyDone, type AnswerWatch } from "./stream-end.ts";
 import type { McpHub } from "./hub.ts";
 import { ModernMcpEndpoint } from "./modern-http.ts";
 import type { DownstreamSession } from "./types.ts";
@@ -268,14 +269,15 @@ export class McpHttpEndpoint {
 
   mount(app: Hono): void {
     const gateway = this.options.config.gateway;
-    app.all("/mcp", rebindingGuard(this.options.config), mcpBearerAuth(gateway.apiKeys), gatewayConcurrencyCap(this.options.config), (c) => this.handle(c.req.raw));
+    app.all("/mcp", rebindingGuard(this.options.config), mcpBearerAuth(gateway.apiKeys), gatewayConcurrencyCap(this.options.config), (c) => this.handle(c.req.raw, answerWatch(c)));
   }
 
   get sessionCount(): number {
     return this.sessions.size;
   }
 
-  private async handle(request: Request): Promise<Response> {
+  /** `watch`: where the end of the answer is seen on our Node server (stream-end.ts), if there. */
+  private async handle(request: Request, watch?: AnswerWatch): Promise<Response> {
     const id = request.headers.get("mcp-session-id");
     if (id !== null) {
       let entry = this.sessions.get(id);
@@ -291,7 +293,7 @@ export class McpHttpEndpoint {
         this.options.logger.warn({ session: id }, "mcp session id presented with another API key");
         return jsonRpcError(404, -32001, "Session not found");
       }
-      return this.serve(entry, request);
+      return this.serve(entry, request, undefined, watch);
     }
     if (request.method !== "POST") {
       if (request.method === "GET" || request.method === "DELETE") return jsonRpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");
@@ -306,7 +308,7 @@ export class McpHttpEndpoint {
       return jsonRpcError(400, -32700, "Parse error: Invalid JSON");
     }
     // A 2026-07-28 request (the SDK's own classification): served statelessly.
-    if (!(await isLegacyRequest(request, body))) return this.serveModern(request, body);
+    if (!(await isLegacyRequest(request, body))) return this.serveModern(request, body, watch);
     if (Buffer.byteLength(text) > (this.options.maxInitializeBytes ?? 1024 * 1024)) return jsonRpcError(413, -32000, "Payload too large");
     if (!containsInitialize(body)) return jsonRpcError(400, -32000, "Bad Request: No valid session ID provided");
     const full = await this.atSessionLimit("initialize refused");
@@ -315,7 +317,7 @@ export class McpHttpEndpoint {
     const entry = this.open(this.options.config.gateway.apiKeys.length > 0 ? keyDigest(request) : undefined, policyOf(this.options.config, presentedKey(request)));
     await entry.session.server.connect(entry.transport);
     this.options.logger.debug({ session: entry.session.id }, "mcp session opened");
-    const response = await this.serve(entry, request, body);
+    const response = await this.serve(entry, request, body, watch);
     // An initialize the transport refused leaves a session nobody can use.
     if (entry.transport.sessionId === undefined) {
       await this.closeSession(entry);
@@ -343,12 +345,12 @@ export class McpHttpEndpoint {
    * One 2026-07-28 request. It is in flight (shutdown waits for it) until its answer is written;
    * a `subscriptions/listen` stream, which never ends on its own, is not (like a GET stream).
    */
-  private async serveModern(request: Request, body: unknown): Promise<Response> {
+  private async serveModern(request: Request, body: unknown, watch: AnswerWatch | undefined): Promise<Response> {
     const keyed = this.options.config.gateway.apiKeys.length > 0;
     const caller = { key: policyOf(this.options.config, presentedKey(request)), ...(keyed ? { owner: keyDigest(request).toString("hex") } : {}) };
     // Any JSON may arrive (`null` too): what is not a request is the SDK's to refuse (-32600).
     const listen = isJsonObject(body) && body.method === "subscriptions/listen";
-    if (listen) return this.modern.fetch(request, body, caller);
+    if (listen) return this.modern.fetch(request, body, caller, watch);
     this.posts++;
     let done = false;
     const release = () => {
@@ -358,16 +360,12 @@ export class McpHttpEndpoint {
     };
     let response: Response;
     try {
-      response = await this.modern.fetch(request, body, caller);
+      response = await this.modern.fetch(request, body, caller, watch);
     } catch (error) {
       release();
       throw error;
     }
-    if (!response.body) {
-      release();
-      return response;
-    }
-    return new Response(onFinished(response.body, release), { status: response.status, statusText: response.statusText, headers: response.headers });
+    return whenBodyDone(response, release, watch);
   }
 
   /** A 503 with retry-after when the session limit is reached (after idle sessions were swept); else undefined. */
@@ -493,7 +491,7 @@ export class McpHttpEndpoint {
     return entry;
   }
 
-  private async serve(entry: HttpSession, request: Request, parsedBody?: unknown): Promise<Response> {
+  private async serve(entry: HttpSession, request: Request, parsedBody: unknown, watch: AnswerWatch | undefined): Promise<Response> {
     const post = request.method === "POST";
     if (post && parsedBody === undefined) {
       // Read here rather than by the transport: which requests a POST carries, and which it
@@ -547,11 +545,7 @@ export class McpHttpEndpoint {
         this.options.logger.warn({ session: entry.session.id, err: (error as Error).message }, "could not delete an ended mcp session's record (state store unavailable); it expires after the idle timeout"),
       );
     }
-    if (!response.body) {
-      finish();
-      return response;
-    }
-    return new Response(onFinished(response.body, finish), { status: response.status, statusText: response.statusText, headers: response.headers });
+    return whenBodyDone(response, finish, watch);
   }
 
   private finish(entry: HttpSession): void {

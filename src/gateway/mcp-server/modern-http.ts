@@ -16,7 +16,7 @@ import type { McpHub } from "./hub.ts";
 import { InputExchanges } from "./input-exchange.ts";
 import { modernServer, publishChange } from "./modern-server.ts";
 import { headerDeclarations, headerMismatchResponse, paramHeaderMismatch } from "./param-headers.ts";
-import { onFinished } from "./stream-end.ts";
+import { whenBodyDone, type AnswerWatch } from "./stream-end.ts";
 
 export interface ModernCaller {
   /** The policy of the gateway key the request came with. */
@@ -52,8 +52,8 @@ export class ModernMcpEndpoint {
     return modernServer({ hub: this.options.hub, exchanges: this.exchanges, key: caller.key, owner: caller.owner });
   }
 
-  /** Serves one 2026-07-28 request; `body` is its parsed JSON body (POST). */
-  async fetch(request: Request, body: unknown, caller: ModernCaller): Promise<Response> {
+  /** Serves one 2026-07-28 request; `body` is its parsed JSON body (POST); `watch` sees the end of its answer on our Node server. */
+  async fetch(request: Request, body: unknown, caller: ModernCaller, watch?: AnswerWatch): Promise<Response> {
     const refused = this.checkParamHeaders(request, body, caller.key);
     if (refused) return refused;
     const authInfo: CallerAuth = { token: caller.owner ?? "", clientId: "mcp-gateway-key", scopes: [], extra: { caller } };
@@ -65,12 +65,7 @@ export class ModernMcpEndpoint {
       release?.();
       throw error;
     }
-    if (!release) return response;
-    if (!response.body) {
-      release();
-      return response;
-    }
-    return new Response(onFinished(response.body, release), { status: response.status, statusText: response.statusText, headers: response.headers });
+    return release ? whenBodyDone(response, release, watch) : response;
   }
 
   /**

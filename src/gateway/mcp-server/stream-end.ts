@@ -1,5 +1,26 @@
 /** Knowing when an HTTP answer's body is done: read to the end, failed, or cancelled by the client. */
 
+/** Registers a listener for the end of the answer on the server (the ServerResponse's 'close'). */
+export type AnswerWatch = (done: () => void) => void;
+
+/**
+ * `response`, with `done` called once when its body is over: written to the end, failed, or given
+ * up by the client. On the gateway's Node server that is the ServerResponse's 'close', with no
+ * stream in between (a ReadableStream and a read per chunk saved on every `/mcp` answer); without
+ * it (the app called in-process) the body is wrapped.
+ */
+export function whenBodyDone(response: Response, done: () => void, watch: AnswerWatch | undefined): Response {
+  if (!response.body) {
+    done();
+    return response;
+  }
+  if (watch) {
+    watch(done);
+    return response;
+  }
+  return new Response(onFinished(response.body, done), { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
 /** `body` with `done` called once when it has been read to the end, failed, or was cancelled. */
 export function onFinished(body: ReadableStream<Uint8Array>, done: () => void): ReadableStream<Uint8Array> {
   const reader = body.getReader();
