@@ -18,6 +18,8 @@ let embedA: FakeUpstream;
 let embedB: FakeUpstream;
 let embedFlaky: FakeUpstream;
 let embedSteady: FakeUpstream;
+let embedPicky: FakeUpstream;
+let embedSpare: FakeUpstream;
 let gw: McpGateway;
 
 /** An OpenAI-protocol embeddings endpoint that answers one vector per input. */
@@ -38,7 +40,11 @@ beforeAll(async () => {
     startScriptedUpstream("openai", replies({ text: "sampled by steady" })),
   ]);
   flaky.handle((_req, res) => sendJson(res, 503, { error: { message: "flaky is overloaded", type: "server_error" } }));
-  [embedA, embedB, embedFlaky, embedSteady] = await Promise.all([embeddings(), embeddings(), overloaded("embed-flaky"), embeddings()]);
+  [embedA, embedB, embedFlaky, embedSteady, embedSpare] = await Promise.all([embeddings(), embeddings(), overloaded("embed-flaky"), embeddings(), embeddings()]);
+  // OpenAI's answer to an input over the model's limit: the request's fault, wherever it goes.
+  embedPicky = await startFakeUpstream((_req, res) =>
+    sendJson(res, 400, { error: { message: "This model's maximum context length is 8192 tokens, however you requested 9000 tokens.", type: "invalid_request_error", param: null, code: null } }),
+  );
   const provider = (upstream: { url: string }) => ({ type: "openai", baseURL: `${upstream.url}/v1`, apiKey: "k" });
   gw = await startMcpGateway({
     mcpServers: { everything: everythingServer() },
@@ -51,6 +57,8 @@ beforeAll(async () => {
       embedB: provider(embedB),
       embedFlaky: provider(embedFlaky),
       embedSteady: provider(embedSteady),
+      embedPicky: provider(embedPicky),
+      embedSpare: provider(embedSpare),
     },
     models: {
       gpt: { deployments: [{ model: "east/gpt-4.1", weight: 3 }, { model: "west/gpt-4.1", weight: 1 }] },
@@ -58,6 +66,7 @@ beforeAll(async () => {
       sturdy: { deployments: [{ model: "flaky/m" }, { model: "steady/m" }], cooldownMs: 600_000 },
       vectors: { deployments: [{ model: "embedA/text-embedding-3-small" }, { model: "embedB/text-embedding-3-small" }] },
       "sturdy-vectors": { deployments: [{ model: "embedFlaky/e" }, { model: "embedSteady/e" }], cooldownMs: 600_000 },
+      "picky-vectors": { deployments: [{ model: "embedPicky/e" }, { model: "embedSpare/e" }], cooldownMs: 600_000 },
     },
     gateway: { sampling: { model: "sturdy" }, retries: { attempts: 2, initialDelayMs: 0, maxDelayMs: 1, budgetMs: 1000 } },
   });
@@ -65,12 +74,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gw?.close();
-  await Promise.all([east, west, flaky, steady, embedA, embedB, embedFlaky, embedSteady].map((u) => u?.close()));
+  await Promise.all([east, west, flaky, steady, embedA, embedB, embedFlaky, embedSteady, embedPicky, embedSpare].map((u) => u?.close()));
 });
 
-async function embed(model: string): Promise<{ status: number; body: { model?: string } }> {
+async function embed(model: string): Promise<{ status: number; body: { model?: string; error?: { message: string } } }> {
   const response = await fetch(`${gw.url}/v1/embeddings`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model, input: "hello" }) });
-  return { status: response.status, body: (await response.json()) as { model?: string } };
+  return { status: response.status, body: (await response.json()) as { model?: string; error?: { message: string } } };
 }
 
 describe("deployments for the MCP chat tool and sampling", () => {
@@ -116,5 +125,19 @@ describe("deployments for /v1/embeddings", () => {
     for (let i = 0; i < 4; i++) expect((await embed("sturdy-vectors")).status).toBe(200);
     expect(embedFlaky.requests).toHaveLength(2);
     expect(embedSteady.requests).toHaveLength(5);
+  });
+
+  it("answers a bad request (400) with the provider's message: not retried, not tried elsewhere, nothing cooled down", async () => {
+    const refused = await embed("picky-vectors");
+    expect(refused.status).toBe(400);
+    expect(refused.body.error?.message).toContain("maximum context length is 8192 tokens");
+    // Asked once, and the other deployment not at all.
+    expect(embedPicky.requests).toHaveLength(1);
+    expect(embedSpare.requests).toHaveLength(0);
+    // The spread's next pick is the other one; the one after is the picky one again: not cooled down.
+    expect((await embed("picky-vectors")).status).toBe(200);
+    expect((await embed("picky-vectors")).status).toBe(400);
+    expect(embedPicky.requests).toHaveLength(2);
+    expect(embedSpare.requests).toHaveLength(1);
   });
 });

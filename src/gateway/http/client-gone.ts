@@ -1,7 +1,15 @@
 import type { Context } from "hono";
+import { GatewayError } from "../../core/index.ts";
+
+/** What a request's work is aborted with when its client disconnects (status 499: nobody reads the answer). */
+export function clientClosed(): GatewayError {
+  return new GatewayError("the client closed the connection", { status: 499, type: "api_error", code: "client_closed" });
+}
 
 interface NodeOutgoing {
   writableFinished: boolean;
+  /** Set once the connection is gone (its 'close' already emitted): a listener added now never runs. */
+  destroyed: boolean;
   once(event: "close", listener: () => void): void;
   off(event: "close", listener: () => void): void;
 }
@@ -14,6 +22,11 @@ interface NodeOutgoing {
 export function whenClientGone(c: Context, onGone: () => void): () => void {
   const outgoing = (c.env as { outgoing?: NodeOutgoing } | undefined)?.outgoing;
   if (outgoing) {
+    // Gone before the handler started (during a middleware's await): its 'close' is past.
+    if (outgoing.destroyed) {
+      if (!outgoing.writableFinished) onGone();
+      return () => {};
+    }
     const onClose = () => {
       if (!outgoing.writableFinished) onGone();
     };
@@ -27,9 +40,14 @@ export function whenClientGone(c: Context, onGone: () => void): () => void {
 
 /**
  * On Node, registers listeners for the end of this request's answer: its ServerResponse's 'close'
- * (written to the end, or the client gone). Undefined when the app runs without a Node server.
+ * (written to the end, or the client gone); at once when the client is already gone, since its
+ * 'close' was emitted while the request was being handled. Undefined without a Node server.
  */
 export function answerWatch(c: Context): ((done: () => void) => void) | undefined {
   const outgoing = (c.env as { outgoing?: NodeOutgoing } | undefined)?.outgoing;
-  return outgoing ? (done) => outgoing.once("close", done) : undefined;
+  if (!outgoing) return undefined;
+  return (done) => {
+    if (outgoing.destroyed) done();
+    else outgoing.once("close", done);
+  };
 }

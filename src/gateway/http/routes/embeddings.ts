@@ -16,6 +16,8 @@ import type { ChatDeps } from "../../shared/deps.ts";
 import { readJson } from "../../shared/handler.ts";
 import { checkModel, policyOf } from "../../shared/keys.ts";
 import { callerKey } from "../auth.ts";
+import { clientClosed, whenClientGone } from "../client-gone.ts";
+import { observationOf } from "../../observe/routes.ts";
 import { invalidRequest } from "../errors.ts";
 
 const embeddingsRequest = z.looseObject({
@@ -50,13 +52,28 @@ export function embeddingsHandler(deps: ChatDeps) {
       throw GatewayError.invalidRequest(`The model "${body.model}" is served by provider "${model.provider.name}", whose protocol has no embeddings`, "model", "embeddings_not_supported");
     }
     // Retries, fallbacks and cooldowns as for a chat turn: a bad request (400) is not retried
-    // elsewhere, an outage or a rate limit is.
-    const { result: answer } = await tryCandidates(
-      { candidates, policy: deps.retryPolicy ?? DEFAULT_RETRY_POLICY, logger: deps.logger, requestId: requestIdOf(c), ...(deps.deployments ? { deployments: deps.deployments } : {}) },
-      undefined,
-      (candidate) => candidate.provider.adapter.embed!({ ...body, model: candidate.modelId }),
-    );
-    await deps.limits?.record(key, embeddingUsage(answer));
-    return c.json(answer as object);
+    // elsewhere, an outage or a rate limit is. A client that leaves stops them (and the call).
+    const controller = new AbortController();
+    const stopWatching = whenClientGone(c, () => controller.abort(clientClosed()));
+    const observation = observationOf(c);
+    try {
+      const { result: answer } = await tryCandidates(
+        {
+          candidates,
+          policy: deps.retryPolicy ?? DEFAULT_RETRY_POLICY,
+          logger: deps.logger,
+          requestId: requestIdOf(c),
+          ...(deps.deployments ? { deployments: deps.deployments } : {}),
+          // Retries and fallbacks on the request's timeline, metrics and trace, as the chat doors'.
+          ...(observation ? { observer: observation } : {}),
+        },
+        controller.signal,
+        (candidate) => candidate.provider.adapter.embed!({ ...body, model: candidate.modelId }, controller.signal),
+      );
+      await deps.limits?.record(key, embeddingUsage(answer));
+      return c.json(answer as object);
+    } finally {
+      stopWatching();
+    }
   };
 }
