@@ -104,6 +104,24 @@ function fetchAnswer(response: Response): Answer {
   };
 }
 
+/**
+ * A streamed answer: its body, and its headers made only when read. A class, not an object
+ * literal with a getter: a getter made per call gives every object its own hidden class, kept in
+ * old space, which held the whole call's objects until a full GC (docs/performance.md).
+ */
+class StreamingAnswer implements OpenStream {
+  readonly body: ByteSource | ReadableStream<Uint8Array>;
+  #headers: Headers | undefined;
+
+  constructor(private readonly answer: Answer) {
+    this.body = answer.body();
+  }
+
+  get headers(): Headers {
+    return (this.#headers ??= this.answer.headers());
+  }
+}
+
 export class UpstreamHttp {
   /**
    * `timeoutMs` bounds the wait for an answer's headers, as the SDKs' timeout does (theirs ends
@@ -133,13 +151,7 @@ export class UpstreamHttp {
   async stream(post: UpstreamPost): Promise<OpenStream> {
     const answer = await this.send(post);
     if (answer.status < 200 || answer.status > 299) throw await this.statusError(answer);
-    let headers: Headers | undefined;
-    return {
-      body: answer.body(),
-      get headers() {
-        return (headers ??= answer.headers());
-      },
-    };
+    return new StreamingAnswer(answer);
   }
 
   private async send(post: UpstreamPost): Promise<Answer> {

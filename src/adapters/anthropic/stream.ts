@@ -11,15 +11,26 @@ import type { WireStreamEvent } from "./wire.ts";
  * line never came, and message_stop carries nothing message_delta did not.
  */
 export function streamTranslation(provider: string): StreamTranslation<WireStreamEvent> {
-  const assembler = new StreamAssembler(provider);
-  return {
-    push: (event) => assembler.handle(event),
-    get finished() {
-      return assembler.finished;
-    },
-    end: (): StreamEvent[] => {
-      if (!assembler.hasStopReason) throw upstreamProtocolError(provider, "the stream ended before message_stop");
-      return assembler.finish();
-    },
-  };
+  return new AnthropicTranslation(provider, new StreamAssembler(provider));
+}
+
+/** A class rather than an object literal with a getter (one hidden class per call otherwise: ../upstream-http.ts). */
+class AnthropicTranslation implements StreamTranslation<WireStreamEvent> {
+  constructor(
+    private readonly provider: string,
+    private readonly assembler: StreamAssembler,
+  ) {}
+
+  push(event: WireStreamEvent): StreamEvent[] {
+    return this.assembler.handle(event);
+  }
+
+  get finished(): boolean {
+    return this.assembler.finished;
+  }
+
+  end(): StreamEvent[] {
+    if (!this.assembler.hasStopReason) throw upstreamProtocolError(this.provider, "the stream ended before message_stop");
+    return this.assembler.finish();
+  }
 }

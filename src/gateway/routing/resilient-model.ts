@@ -136,6 +136,13 @@ export async function tryCandidates<T>(
   }
 }
 
+/** What one request's model keeps between its calls: its options, and where its next call starts. */
+interface CallState {
+  readonly options: ResilientOptions;
+  /** The candidate that answered last (a fallback, after the primary failed past its retries). */
+  start: number;
+}
+
 /**
  * One per request. Once a fallback has answered, the request's later model calls (the next
  * turns of its agent loop) start there: the primary just failed past its retries, and trying it
@@ -143,49 +150,65 @@ export async function tryCandidates<T>(
  * primary again.
  */
 export function resilientModel(options: ResilientOptions): ChatModel {
-  let start = 0;
-  const begin = (candidate: ModelCandidate) => beginCall(options.deployments, candidate);
-  const forCandidate = (request: ChatRequest, candidate: ModelCandidate): ChatRequest => ({
-    ...request,
-    model: candidate.modelId,
-    ...(request.tools ? { tools: retargetTools(request.tools, options.tools, options.schemaTarget, candidate.provider.schemaTarget) } : {}),
-  });
-
+  const state: CallState = { options, start: 0 };
+  // An arrow around the module's generator function: a generator function made per request
+  // would cost every streamed request a full GC's worth of memory (see streamBatchesOf).
+  const streamBatches = (request: ChatRequest, signal?: AbortSignal) => streamBatchesOf(state, request, signal);
   // Plain loops, no generator per attempt: this is on every request's path (and, streamed, on
   // every event's).
   return {
     async complete(request, signal) {
-      const answered = await tryCandidates(options, signal, (candidate) => candidate.provider.adapter.complete(forCandidate(request, candidate), signal), start);
-      start = answered.index;
+      const answered = await tryCandidates(options, signal, (candidate) => candidate.provider.adapter.complete(forCandidate(options, request, candidate), signal), state.start);
+      state.start = answered.index;
       return extend(answered.result, { provider: options.candidates[answered.index]!.provider.name });
     },
     stream: (request, signal) => eachEvent(streamBatches(request, signal)),
     streamBatches,
   };
+}
 
-  // Streamed: the adapter's batches (one per upstream read) pass as they are, a step per read.
-  async function* streamBatches(request: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent[], void, undefined> {
-    const attempts = new Attempts(options, signal, start);
-    for (;;) {
-      const candidate = attempts.candidate;
-      const name = candidate.provider.name;
-      let visible = false;
-      const end = begin(candidate);
-      try {
-        for await (const batch of batchesOf(candidate.provider.adapter, forCandidate(request, candidate), signal)) {
-          visible ||= batch.some(isVisible);
-          yield batch.map((event) => (event.type === "start" || event.type === "done" ? answeredBy(event, name) : event));
-        }
-        end();
-        start = attempts.index;
-        return;
-      } catch (thrown) {
-        end();
-        await attempts.next(thrown, visible);
-      } finally {
-        // The consumer stopped early (client gone): the call is over too.
-        end();
+/** The request for one candidate: its model id, and the gateway's tools in its schema dialect. */
+function forCandidate(options: ResilientOptions, request: ChatRequest, candidate: ModelCandidate): ChatRequest {
+  return {
+    ...request,
+    model: candidate.modelId,
+    ...(request.tools ? { tools: retargetTools(request.tools, options.tools, options.schemaTarget, candidate.provider.schemaTarget) } : {}),
+  };
+}
+
+/**
+ * Streamed: the adapter's batches (one per upstream read) pass as they are, a step per read.
+ *
+ * A generator function of the module, with the request's state passed in, not one defined inside
+ * resilientModel: a generator function made per request has a prototype object of its own, and
+ * the hidden class V8 makes for its generators (allocated in old space) points at it, so that
+ * prototype and everything its closure reaches (the request's options, observation, Hono
+ * context...) survived every scavenge and waited for a full GC. Measured with --trace-gc-nvp on a
+ * streamed pass-through at one connection: about 8 KB promoted per request by this alone
+ * (docs/performance.md).
+ */
+async function* streamBatchesOf(state: CallState, request: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent[], void, undefined> {
+  const { options } = state;
+  const attempts = new Attempts(options, signal, state.start);
+  for (;;) {
+    const candidate = attempts.candidate;
+    const name = candidate.provider.name;
+    let visible = false;
+    const end = beginCall(options.deployments, candidate);
+    try {
+      for await (const batch of batchesOf(candidate.provider.adapter, forCandidate(options, request, candidate), signal)) {
+        visible ||= batch.some(isVisible);
+        yield batch.map((event) => (event.type === "start" || event.type === "done" ? answeredBy(event, name) : event));
       }
+      end();
+      state.start = attempts.index;
+      return;
+    } catch (thrown) {
+      end();
+      await attempts.next(thrown, visible);
+    } finally {
+      // The consumer stopped early (client gone): the call is over too.
+      end();
     }
   }
 }

@@ -119,7 +119,7 @@ export async function startSse(options: FrameOptions): Promise<SseFrames> {
   writeEach(opening);
   push(writer.open());
   if (first.done) pending = Promise.resolve(first);
-  let ended = false;
+  // Whether the last burst has been given is `frames.ended` (a data property: see below).
 
   const emit = async (step: Step): Promise<void> => {
     if (!step.done) {
@@ -129,13 +129,13 @@ export async function startSse(options: FrameOptions): Promise<SseFrames> {
     const outcome = step.value;
     await options.beforeFinish?.(outcome);
     push(writer.finish(outcome));
-    ended = true;
+    frames.ended = true;
     resolveFinished(outcome);
   };
   const fail = (error: unknown) => {
     const failure = toGatewayError(error);
     push(writer.fail(options.scrub ? failure.withMessage(options.scrub(failure.message)) : failure));
-    ended = true;
+    frames.ended = true;
     resolveFinished(undefined);
   };
   writeEach(head.slice(opening.length));
@@ -173,7 +173,7 @@ export async function startSse(options: FrameOptions): Promise<SseFrames> {
         next();
       };
       const next = (): void => {
-        if (ended || queuedChars >= MAX_BURST_CHARS) return stop();
+        if (frames.ended || queuedChars >= MAX_BURST_CHARS) return stop();
         pending ??= loop.next();
         pending.then(take, (error: unknown) => {
           if (over) return;
@@ -187,12 +187,15 @@ export async function startSse(options: FrameOptions): Promise<SseFrames> {
 
   let lastWrite = Date.now();
   let heartbeat: NodeJS.Timeout | undefined;
-  return {
+  // `ended` is a data property, not a getter: an object literal with a getter gets a hidden class
+  // of its own per stream, kept in old space, and that held each stream's objects until a full GC
+  // (docs/performance.md).
+  const frames: Mutable<SseFrames> = {
     // In the request's async context when it has one (at debug level: src/core/request-context.ts),
     // so that the lines the loop writes carry its id, whoever pulls.
     next: inCurrentRequest(async (): Promise<string> => {
       try {
-        while (queue.length === 0 && !ended) await emit(await nextStep());
+        while (queue.length === 0 && !frames.ended) await emit(await nextStep());
         // Events the loop can produce without waiting on the network (the rest of an upstream
         // read, a burst of tokens) leave in the same write: one syscall per burst, not per token.
         await takeBurst();
@@ -200,7 +203,7 @@ export async function startSse(options: FrameOptions): Promise<SseFrames> {
         pending = undefined;
         fail(error);
       }
-      if (ended) clearInterval(heartbeat);
+      if (frames.ended) clearInterval(heartbeat);
       if (queue.length === 0) return "";
       lastWrite = Date.now();
       const burst = queue.join("");
@@ -208,12 +211,10 @@ export async function startSse(options: FrameOptions): Promise<SseFrames> {
       queuedChars = 0;
       return burst;
     }),
-    get ended() {
-      return ended;
-    },
+    ended: false,
     keepAlive(write) {
       heartbeat = setInterval(() => {
-        if (ended || Date.now() - lastWrite < options.heartbeatMs) return;
+        if (frames.ended || Date.now() - lastWrite < options.heartbeatMs) return;
         lastWrite = Date.now();
         write(writer.heartbeat);
       }, Math.max(10, Math.floor(options.heartbeatMs / 2)));
@@ -227,4 +228,7 @@ export async function startSse(options: FrameOptions): Promise<SseFrames> {
     },
     finished,
   };
+  return frames;
 }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
