@@ -40,6 +40,14 @@ describe("bench targets", () => {
     expect(rps).toMatchObject({ measured: "0.52× (2600 vs 5000)", met: true });
   });
 
+  it("judges the doors from their measurement in turns when the run made one", () => {
+    const inTurns = { ...results(0.3), paired_doors_c16: { rounds: 3, chat: { cpuMsPerRequest: 0.2 }, messages: { cpuMsPerRequest: 0.21 }, responses: { cpuMsPerRequest: 0.22 } } };
+    const doors = judge(inTurns).find((v) => v.target.startsWith("front doors"));
+    expect(doors).toMatchObject({ measured: "1.10× (0.200 / 0.210 / 0.220 ms)", met: true });
+    // Without it, the doors' own runs (0.3 / 0.2 / 0.21): 1.50×.
+    expect(judge(results(0.3)).find((v) => v.target.startsWith("front doors"))).toMatchObject({ met: false });
+  });
+
   it("compares added latency with the bare proxy's plus 0.25 ms", () => {
     const base = { "bare_proxy_latency_non-streaming_c1": { addedP50Ms: 0.3 } };
     const [met] = judge({ ...base, "latency_non-streaming_c1": { addedP50Ms: 0.55 } });
