@@ -157,8 +157,12 @@ export class UpstreamHttp {
   private async send(post: UpstreamPost): Promise<Answer> {
     try {
       if (this.fetch) return fetchAnswer(await this.sendWithFetch(this.fetch, post));
+      // origin and path named, not spread in: on Node 20 each property added after a leading
+      // spread costs about 1 µs (src/core/extend.ts).
+      const { origin, path } = targetOf(post.url);
       const data = await this.dispatcher.request({
-        ...targetOf(post.url),
+        origin,
+        path,
         method: "POST",
         headers: post.headers,
         body: post.body,

@@ -281,8 +281,10 @@ async function fastRequest(dispatcher: Agent, input: Parameters<typeof fetch>[0]
   if ((input instanceof Request && init === undefined) || init?.body instanceof FormData || init?.body instanceof URLSearchParams) return fetch(input, init);
   const url = requestUrl(input);
   allowManyListeners(init?.signal);
+  const { origin, path } = targetOf(url);
   const response = await dispatcher.request({
-    ...targetOf(url),
+    origin,
+    path,
     method: (init?.method ?? "GET") as "GET",
     headers: headerRecord(init?.headers),
     body: (init?.body ?? undefined) as UndiciBody,
