@@ -1,4 +1,4 @@
-import type { StreamEvent } from "../../core/index.ts";
+import { AssemblerTranslation } from "../assembler-translation.ts";
 import { upstreamProtocolError } from "../http-error.ts";
 import type { StreamTranslation } from "../types.ts";
 import { StreamAssembler } from "./stream-state.ts";
@@ -11,26 +11,9 @@ import type { WireStreamEvent } from "./wire.ts";
  * line never came, and message_stop carries nothing message_delta did not.
  */
 export function streamTranslation(provider: string): StreamTranslation<WireStreamEvent> {
-  return new AnthropicTranslation(provider, new StreamAssembler(provider));
-}
-
-/** A class rather than an object literal with a getter (one hidden class per call otherwise: ../upstream-http.ts). */
-class AnthropicTranslation implements StreamTranslation<WireStreamEvent> {
-  constructor(
-    private readonly provider: string,
-    private readonly assembler: StreamAssembler,
-  ) {}
-
-  push(event: WireStreamEvent): StreamEvent[] {
-    return this.assembler.handle(event);
-  }
-
-  get finished(): boolean {
-    return this.assembler.finished;
-  }
-
-  end(): StreamEvent[] {
-    if (!this.assembler.hasStopReason) throw upstreamProtocolError(this.provider, "the stream ended before message_stop");
-    return this.assembler.finish();
-  }
+  const assembler = new StreamAssembler(provider);
+  return new AssemblerTranslation(assembler, () => {
+    if (!assembler.hasStopReason) throw upstreamProtocolError(provider, "the stream ended before message_stop");
+    return assembler.finish();
+  });
 }

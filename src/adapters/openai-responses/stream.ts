@@ -1,4 +1,4 @@
-import type { StreamEvent } from "../../core/index.ts";
+import { AssemblerTranslation } from "../assembler-translation.ts";
 import { upstreamProtocolError } from "../http-error.ts";
 import type { StreamTranslation } from "../types.ts";
 import { StreamAssembler } from "./stream-state.ts";
@@ -11,25 +11,7 @@ import type { WireStreamEvent } from "./wire.ts";
  * complete.
  */
 export function streamTranslation(provider: string, model: string): StreamTranslation<WireStreamEvent> {
-  return new ResponsesTranslation(provider, new StreamAssembler(provider, model));
-}
-
-/** A class rather than an object literal with a getter (one hidden class per call otherwise: ../upstream-http.ts). */
-class ResponsesTranslation implements StreamTranslation<WireStreamEvent> {
-  constructor(
-    private readonly provider: string,
-    private readonly assembler: StreamAssembler,
-  ) {}
-
-  push(event: WireStreamEvent): StreamEvent[] {
-    return this.assembler.handle(event);
-  }
-
-  get finished(): boolean {
-    return this.assembler.finished;
-  }
-
-  end(): StreamEvent[] {
-    throw upstreamProtocolError(this.provider, "the stream ended before response.completed (cut off)");
-  }
+  return new AssemblerTranslation(new StreamAssembler(provider, model), () => {
+    throw upstreamProtocolError(provider, "the stream ended before response.completed (cut off)");
+  });
 }

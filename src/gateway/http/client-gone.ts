@@ -20,7 +20,7 @@ interface NodeOutgoing {
  * the adapter build an AbortController per request, which is measurable on the hot path.
  */
 export function whenClientGone(c: Context, onGone: () => void): () => void {
-  const outgoing = (c.env as { outgoing?: NodeOutgoing } | undefined)?.outgoing;
+  const outgoing = outgoingOf(c);
   if (outgoing) {
     // Gone before the handler started (during a middleware's await): its 'close' is past.
     if (outgoing.destroyed) {
@@ -38,13 +38,21 @@ export function whenClientGone(c: Context, onGone: () => void): () => void {
   return () => signal.removeEventListener("abort", onGone);
 }
 
+/** Registers a listener for the end of a request's answer on the server. */
+export type AnswerWatch = (done: () => void) => void;
+
+/** The request's ServerResponse, on the gateway's Node server (none when the app runs in-process). */
+function outgoingOf(c: Context): NodeOutgoing | undefined {
+  return (c.env as { outgoing?: NodeOutgoing } | undefined)?.outgoing;
+}
+
 /**
  * On Node, registers listeners for the end of this request's answer: its ServerResponse's 'close'
  * (written to the end, or the client gone); at once when the client is already gone, since its
  * 'close' was emitted while the request was being handled. Undefined without a Node server.
  */
-export function answerWatch(c: Context): ((done: () => void) => void) | undefined {
-  const outgoing = (c.env as { outgoing?: NodeOutgoing } | undefined)?.outgoing;
+export function answerWatch(c: Context): AnswerWatch | undefined {
+  const outgoing = outgoingOf(c);
   if (!outgoing) return undefined;
   return (done) => {
     if (outgoing.destroyed) done();

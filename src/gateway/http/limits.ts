@@ -5,6 +5,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { GatewayError } from "../../core/index.ts";
+import { answerWatch } from "./client-gone.ts";
 import { errorResponse } from "./errors.ts";
 
 export interface JsonLimits {
@@ -37,16 +38,17 @@ export function concurrencyCap(max: number): MiddlewareHandler {
     };
     // On Node, the request counts until its socket response is done (a stream's end or the
     // client leaving) — observed on the ServerResponse, without wrapping the body, which would
-    // cost every response a stream pipe.
-    const outgoing = (c.env as { outgoing?: { once(event: "close", listener: () => void): void } } | undefined)?.outgoing;
-    outgoing?.once("close", release);
+    // cost every response a stream pipe; at once when the client left during an earlier
+    // middleware's await (its 'close' is past: client-gone.ts).
+    const watch = answerWatch(c);
+    watch?.(release);
     try {
       await next();
     } catch (error) {
       release();
       throw error;
     }
-    if (!outgoing) release(); // not on Node (in-process app.fetch): count only the handler
+    if (!watch) release(); // not on Node (in-process app.fetch): count only the handler
   };
 }
 

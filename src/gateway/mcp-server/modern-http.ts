@@ -16,7 +16,8 @@ import type { McpHub } from "./hub.ts";
 import { InputExchanges } from "./input-exchange.ts";
 import { modernServer, publishChange } from "./modern-server.ts";
 import { headerDeclarations, headerMismatchResponse, paramHeaderMismatch } from "./param-headers.ts";
-import { whenBodyDone, type AnswerWatch } from "./stream-end.ts";
+import type { AnswerWatch } from "../http/client-gone.ts";
+import { whenBodyDone } from "./stream-end.ts";
 
 export interface ModernCaller {
   /** The policy of the gateway key the request came with. */

@@ -1,7 +1,5 @@
 /** Knowing when an HTTP answer's body is done: read to the end, failed, or cancelled by the client. */
-
-/** Registers a listener for the end of the answer on the server (the ServerResponse's 'close'). */
-export type AnswerWatch = (done: () => void) => void;
+import type { AnswerWatch } from "../http/client-gone.ts";
 
 /**
  * `response`, with `done` called once when its body is over: written to the end, failed, or given
