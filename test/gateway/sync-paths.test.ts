@@ -4,13 +4,16 @@
  * when they do have something to read.
  */
 import { describe, expect, it } from "vitest";
+import { resolveConfig } from "../../src/core/config/index.ts";
 import { silentLogger } from "../../src/core/logger.ts";
 import type { Message } from "../../src/core/index.ts";
 import { Compactor, type CompactionState } from "../../src/loop/index.ts";
 import { DeploymentRouter } from "../../src/gateway/routing/deployments.ts";
 import type { ResolvedModel } from "../../src/gateway/routing/resolve-model.ts";
 import { KeyLimits } from "../../src/gateway/shared/key-limits.ts";
+import { parseResponses } from "../../src/gateway/doors/responses/door.ts";
 import { HiddenStepsKeeper } from "../../src/gateway/state/hidden-steps.ts";
+import { ResponseStore, type StoredResponse } from "../../src/gateway/state/responses.ts";
 import { MemoryBackend, MemoryStore } from "../../src/gateway/state/store.ts";
 
 const user = (text: string): Message => ({ role: "user", content: [{ type: "text", text }] });
@@ -53,5 +56,18 @@ describe("steps with nothing to wait for", () => {
     const limits = new KeyLimits(new MemoryBackend().counters, silentLogger());
     expect(limits.record(undefined, { inputTokens: 5, outputTokens: 5 })).toBeUndefined();
     expect(limits.record({ key: "k", name: "plain" } as never, { inputTokens: 5, outputTokens: 5 })).toBeUndefined();
+  });
+
+  it("a Responses request that continues no stored response is parsed at once; one that does reads the store first", async () => {
+    const config = resolveConfig({ mcpServers: {} }, {});
+    const store = new ResponseStore(new MemoryStore<StoredResponse>());
+    const fresh = parseResponses({ model: "p/m", input: "hi" }, config, store, "t");
+    expect(fresh).not.toBeInstanceOf(Promise);
+    await store.set("t", "resp_1", { response: { id: "resp_1" }, input: [], messages: [user("before")], listed: [] });
+    const continued = parseResponses({ model: "p/m", input: "hi", previous_response_id: "resp_1" }, config, store, "t");
+    expect(continued).toBeInstanceOf(Promise);
+    expect((await continued).history).toEqual([user("before")]);
+    // An unknown id is still the door's 400, from the store read.
+    await expect(parseResponses({ model: "p/m", input: "hi", previous_response_id: "resp_nope" }, config, store, "t")).rejects.toThrow("Previous response with id 'resp_nope' not found.");
   });
 });

@@ -60,5 +60,5 @@ export interface Door<P extends ParsedRequest> {
    * Keeps what the door stores of an answer (Responses' stored responses), before the client sees
    * its end. `answerJson`: the whole answer's JSON as it is sent (not for streams).
    */
-  remember?(prepared: PreparedRequest<P>, outcome: LoopOutcome, answer: unknown, answerJson?: string): Promise<void>;
+  remember?(prepared: PreparedRequest<P>, outcome: LoopOutcome, answer: unknown, answerJson?: string): void | Promise<void>;
 }

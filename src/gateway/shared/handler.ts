@@ -132,7 +132,8 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
       observation?.routed(prepared.model.requested, { provider: first?.provider.name ?? prepared.model.provider.name, model: first?.modelId ?? prepared.model.modelId }, parsed.stream, prepared.request);
       // Each await below only when there is something to wait for: an await of undefined is still a
       // promise and a microtask on every request.
-      if (door.fit) await door.fit(prepared, controller.signal);
+      const fitting = door.fit?.(prepared, controller.signal);
+      if (fitting) await fitting;
       if (prepared.warnings.length > 0) log.warn({ requestId, provider: prepared.model.provider.name, warnings: prepared.warnings }, `${door.label}: left out for this provider`);
       const run = { requestId, ...(observation ? { observation } : {}), ...traceOf(c) };
       const logFields: RequestFields = { requestId, model: prepared.model.requested, provider: prepared.model.provider.name, stream: parsed.stream };
@@ -149,7 +150,8 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
             const recording = deps.limits?.record(key, outcome.usage);
             if (recording) await recording;
             await rememberHiddenSteps(outcome, deps, prepared.tenant, requestId);
-            if (door.remember && writer.result) await door.remember(prepared, outcome, writer.result(outcome));
+            const storing = writer.result ? door.remember?.(prepared, outcome, writer.result(outcome)) : undefined;
+            if (storing) await storing;
           },
           ...(deps.scrub ? { scrub: deps.scrub } : {}),
         });
@@ -172,7 +174,8 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
       const answer = door.respond(outcome, prepared);
       // Serialized once: the client gets this text, and a door that stores its answers stores it.
       const answerJson = JSON.stringify(answer.body);
-      if (door.remember) await door.remember(prepared, outcome, answer.body, answerJson);
+      const storing = door.remember?.(prepared, outcome, answer.body, answerJson);
+      if (storing) await storing;
       clearTimeout(deadline);
       stopWatching();
       log.info(requestLine(logFields, outcome, started, true), door.label);

@@ -11,7 +11,7 @@ import type { ChatDeps } from "../../shared/deps.ts";
 import type { Door, ParsedRequest, PreparedRequest } from "../../shared/door.ts";
 import { tenantOf } from "../../shared/handler.ts";
 import { checkMessageCount } from "../../shared/prepare.ts";
-import type { ResponseStore } from "../../state/responses.ts";
+import type { ResponseStore, StoredResponse } from "../../state/responses.ts";
 import { runApprovals } from "./approvals.ts";
 import { listToolsItem, newId, outcomeItems, type ItemContext, type OutputItem } from "./output-items.ts";
 import { responsesRequestSchema, type McpToolSpec, type ResponsesRequestBody } from "./request-schema.ts";
@@ -71,26 +71,35 @@ function mcpServers(specs: readonly McpToolSpec[], config: GatewayConfig): strin
   });
 }
 
-export async function parseResponses(json: unknown, config: GatewayConfig, store: ResponseStore, tenant: string, nameOf: ToolNamer = flatName): Promise<ResponsesRequest> {
+/**
+ * The request as the door's; a Promise only when it continues a stored response (the store is
+ * read): without `previous_response_id` nothing waits, and an await would still cost a tick.
+ */
+export function parseResponses(json: unknown, config: GatewayConfig, store: ResponseStore, tenant: string, nameOf: ToolNamer = flatName): ResponsesRequest | Promise<ResponsesRequest> {
   const list = (json as { input?: unknown } | null)?.input;
   checkMessageCount(list, config.gateway.maxMessages, "input");
   const body = validateResponsesBody(json);
+  const previousId = body.previous_response_id;
+  if (!previousId) return responsesRequest(body, config, nameOf, undefined);
+  return store.get(tenant, previousId).then((previous) => {
+    if (!previous) throw GatewayError.invalidRequest(`Previous response with id '${previousId}' not found.`, "previous_response_id", "previous_response_not_found");
+    return responsesRequest(body, config, nameOf, previous);
+  });
+}
+
+/** The parsed request, after the conversation it continues (if any) was read. */
+function responsesRequest(body: ResponsesRequestBody, config: GatewayConfig, nameOf: ToolNamer, previous: StoredResponse | undefined): ResponsesRequest {
   const items = typeof body.input === "string" || body.input === undefined ? [] : body.input;
   const plan = planTools(body.tools, items);
   const input = toNeutralInput(body.instructions, body.input, nameOf);
-  let history: Message[] = [];
   const inputItems = listedInput(body.input);
   const listed = new Set(inputItems.filter((item) => item["type"] === "mcp_list_tools").map((item) => String(item["server_label"])));
-  if (body.previous_response_id) {
-    const previous = await store.get(tenant, body.previous_response_id);
-    if (!previous) throw GatewayError.invalidRequest(`Previous response with id '${body.previous_response_id}' not found.`, "previous_response_id", "previous_response_not_found");
-    // Its instructions do not carry over (as on OpenAI: this request's replace them); its
-    // system and developer messages do, as any input does.
-    history = previous.instructions ? previous.messages.slice(1) : previous.messages;
-    for (const label of previous.listed) listed.add(label);
-  }
+  // Its instructions do not carry over (as on OpenAI: this request's replace them); its system
+  // and developer messages do, as any input does.
+  const history = previous ? (previous.instructions ? previous.messages.slice(1) : previous.messages) : [];
+  if (previous) for (const label of previous.listed) listed.add(label);
   const servers = mcpServers(plan.mcp, config);
-  const parsed: ResponsesRequest = {
+  return {
     model: body.model,
     // This request's instructions first, then the conversation it continues, then its input.
     request: toNeutralRequest(body, plan, body.instructions ? [input.messages[0]!, ...history, ...input.messages.slice(1)] : [...history, ...input.messages], nameOf),
@@ -107,7 +116,6 @@ export async function parseResponses(json: unknown, config: GatewayConfig, store
     leading: [],
     approvalTools: new Set(),
   };
-  return parsed;
 }
 
 /** Whether a call of this MCP tool waits for the client's approval (OpenAI's default: every call does). */
@@ -219,12 +227,16 @@ export function responsesDoor(deps: ResponsesDoorDeps): Door<ResponsesRequest> {
   return {
     label: "response",
     parse: (json: unknown, c: Context) => parseResponses(json, deps.config, deps.responses, tenantOf(c), (server, tool) => deps.tools.exposed?.(server, tool) ?? flatName(server, tool)),
-    async fit(prepared, signal) {
+    fit(prepared, signal) {
       const context = itemContext(prepared, deps);
       fitHosted(prepared);
       fitMcpTools(prepared, context);
       fitPolicyApprovals(prepared, deps.toolHints);
-      prepared.parsed.leading.push(...(await runApprovals(prepared, context, signal)));
+      // The MCP calls the client approved run before the loop; without any, nothing waits.
+      if (prepared.parsed.approvals.length === 0) return;
+      return runApprovals(prepared, context, signal).then((items) => {
+        prepared.parsed.leading.push(...items);
+      });
     },
     respond(outcome, prepared) {
       const output = [...prepared.parsed.leading, ...outcomeItems(outcome, itemContext(prepared, deps))];
@@ -232,20 +244,22 @@ export function responsesDoor(deps: ResponsesDoorDeps): Door<ResponsesRequest> {
       return { body: responseObject(head, output, extend(statusOf(outcome), { outcome })), headers: { "x-mcp-gateway-stop-reason": outcome.stopReason } };
     },
     writer: (prepared) => new ResponsesWriter(prepared.parsed.head, itemContext(prepared, deps), prepared.parsed.leading, prepared.parsed.loop?.toolEvents === true),
-    async remember(prepared, outcome, answer, answerJson) {
+    remember(prepared, outcome, answer, answerJson) {
       if (prepared.parsed.body.store === false) return;
-      const response = answer as { [key: string]: unknown };
+      const id = prepared.parsed.head.id;
+      // The answer still goes out when this fails; only a later retrieve or previous_response_id will miss it.
+      const failed = (error: unknown) => deps.logger.error({ err: (error as Error).message, response: id }, "could not store the response (state store unavailable)");
       try {
-        await deps.responses.set(prepared.tenant, prepared.parsed.head.id, {
-          response,
+        const entry = {
+          response: answer as { [key: string]: unknown },
           input: prepared.parsed.inputItems,
           messages: [...prepared.request.messages, ...outcome.newMessages],
           listed: [...prepared.parsed.listed],
           instructions: Boolean(prepared.parsed.body.instructions),
-        }, answerJson);
+        };
+        return deps.responses.set(prepared.tenant, id, entry, answerJson).catch(failed);
       } catch (error) {
-        // The answer still goes out; only a later retrieve or previous_response_id will miss it.
-        deps.logger.error({ err: (error as Error).message, response: prepared.parsed.head.id }, "could not store the response (state store unavailable)");
+        failed(error);
       }
     },
   };
