@@ -15,7 +15,7 @@
  * - any other part (inline media, executable code, server-side tool calls) is kept whole as an
  *   opaque block, to go back where it was.
  */
-import { randomUUID } from "node:crypto";
+import { randomHex } from "../../core/random-id.ts";
 import type { AssistantContent, ChatResult, ProviderData, StreamEvent, ToolCallBlock } from "../../core/index.ts";
 import { upstreamProtocolError } from "../http-error.ts";
 import { parseToolArguments } from "../tool-arguments.ts";
@@ -28,7 +28,7 @@ import type { FunctionCall, WireChunk, WirePart, WireResponse } from "./wire.ts"
 
 export const TRUNCATED_CALL_ERROR = "the tool input was cut off before it was complete (the response ended inside the tool call)";
 
-const randomId = (): string => randomUUID().replace(/-/g, "").slice(0, 24);
+const randomId = (): string => randomHex(12);
 
 export function synthesizeCallId(): string {
   return `call_${randomId()}`;

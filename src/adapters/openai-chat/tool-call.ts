@@ -1,5 +1,5 @@
-import { randomUUID } from "node:crypto";
 import type { ToolCallBlock } from "../../core/index.ts";
+import { randomHex } from "../../core/random-id.ts";
 import { parseToolArguments } from "../tool-arguments.ts";
 
 /**
@@ -8,7 +8,7 @@ import { parseToolArguments } from "../tool-arguments.ts";
  * makes it unique across turns too.
  */
 export function synthesizeToolCallId(): string {
-  return `call_${randomUUID().replace(/-/g, "").slice(0, 24)}`;
+  return `call_${randomHex(12)}`;
 }
 
 /** A complete neutral tool call from the wire's id, name and argument text. */

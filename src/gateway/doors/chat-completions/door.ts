@@ -1,5 +1,5 @@
 /** The OpenAI Chat Completions front door: `POST /v1/chat/completions`. */
-import { randomUUID } from "node:crypto";
+import { randomHex } from "../../../core/random-id.ts";
 import { describeIssues } from "../../../core/zod-issues.ts";
 import { invalidRequest } from "../../http/errors.ts";
 import type { Door, ParsedRequest } from "../../shared/door.ts";
@@ -37,8 +37,7 @@ export function parseChatCompletion(json: unknown, config: GatewayConfig): ChatC
 
 /** A fresh completion id and creation time, as OpenAI gives them. */
 export function newCompletionMeta(): { id: string; created: number } {
-  // randomUUID draws from a pooled entropy cache; randomBytes per response was measurable.
-  return { id: `chatcmpl-${randomUUID().replaceAll("-", "")}`, created: Math.floor(Date.now() / 1000) };
+  return { id: `chatcmpl-${randomHex()}`, created: Math.floor(Date.now() / 1000) };
 }
 
 export function chatCompletionsDoor(config: GatewayConfig): Door<ChatCompletionsRequest> {

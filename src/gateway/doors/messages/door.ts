@@ -1,5 +1,5 @@
 /** The Anthropic Messages front door: `POST /v1/messages` (Claude Code and every Anthropic client). */
-import { randomUUID } from "node:crypto";
+import { randomHex } from "../../../core/random-id.ts";
 import type { Context } from "hono";
 import { GatewayError } from "../../../core/index.ts";
 import type { GatewayConfig } from "../../../core/config/index.ts";
@@ -60,7 +60,7 @@ export function isAnthropicProvider(providers: ReadonlyMap<string, ProviderEntry
 }
 
 export function newMessageId(): string {
-  return `msg_${randomUUID().replaceAll("-", "")}`;
+  return `msg_${randomHex()}`;
 }
 
 export function messagesDoor(config: GatewayConfig, providers: ReadonlyMap<string, ProviderEntry>): Door<MessagesRequest> {

@@ -6,7 +6,7 @@
  * (`mcp_list_tools`), and hosted tool items a Responses upstream ran. Shared by the whole answer
  * and the stream writer, so both say the same.
  */
-import { randomUUID } from "node:crypto";
+import { randomHex } from "../../../core/random-id.ts";
 import type { ReasoningBlock, ToolCallBlock, ToolDefinition } from "../../../core/index.ts";
 import type { LoopOutcome, ToolExecution } from "../../../loop/index.ts";
 import { argumentText } from "../../shared/argument-relay.ts";
@@ -15,7 +15,7 @@ import type { ClientToolKind } from "./tools.ts";
 
 export type OutputItem = { type: string; id: string; [key: string]: unknown };
 
-export const newId = (prefix: string) => `${prefix}_${randomUUID().replaceAll("-", "")}`;
+export const newId = (prefix: string) => `${prefix}_${randomHex()}`;
 
 export interface ItemContext {
   /** How each of the client's tools' calls go back (by neutral name). */

@@ -1,0 +1,24 @@
+import { describe, expect, it } from "vitest";
+import { randomHex } from "../../src/core/random-id.ts";
+
+describe("randomHex", () => {
+  it("gives lower-case hex of twice the bytes asked, 16 by default", () => {
+    expect(randomHex()).toMatch(/^[0-9a-f]{32}$/);
+    expect(randomHex(12)).toMatch(/^[0-9a-f]{24}$/);
+    expect(randomHex(1)).toMatch(/^[0-9a-f]{2}$/);
+  });
+
+  it("never repeats across many refills of its pool", () => {
+    // 4 KB per refill: 2,000 ids of 16 bytes cross the refill about eight times, at every offset.
+    const ids = new Set(Array.from({ length: 2000 }, () => randomHex()));
+    expect(ids.size).toBe(2000);
+    const odd = new Set(Array.from({ length: 2000 }, () => randomHex(7)));
+    expect(odd.size).toBe(2000);
+  });
+
+  it("refuses a size it cannot serve from its pool", () => {
+    expect(() => randomHex(0)).toThrow(RangeError);
+    expect(() => randomHex(257)).toThrow(RangeError);
+    expect(() => randomHex(1.5)).toThrow(RangeError);
+  });
+});
