@@ -49,9 +49,26 @@ export function statusOf(outcome: LoopOutcome): { status: ResponseStatus; incomp
   }
 }
 
-/** The settings a response repeats from its request. */
-function echoed(body: ResponsesRequestBody): { [key: string]: unknown } {
-  return {
+/**
+ * The response object: its head, the output, the settings it repeats from its request (in
+ * OpenAI's order), usage and `mcp_gateway`. Built by assignment in the fields' order: spreads
+ * into a literal this size cost about 0.5 µs per response on Node 20 (src/core/extend.ts).
+ */
+export function responseObject(
+  head: ResponseHead,
+  output: OutputItem[],
+  state: { status: ResponseStatus; incomplete_details?: { reason: string } | null; error?: { code: string; message: string } | null; outcome?: LoopOutcome },
+): { [key: string]: unknown } {
+  const body = head.body;
+  const response: { [key: string]: unknown } = {
+    id: head.id,
+    object: "response",
+    created_at: head.createdAt,
+    status: state.status,
+    error: state.error ?? null,
+    incomplete_details: state.incomplete_details ?? null,
+    model: head.model,
+    output,
     instructions: body.instructions ?? null,
     max_output_tokens: body.max_output_tokens ?? null,
     parallel_tool_calls: body.parallel_tool_calls ?? true,
@@ -65,29 +82,12 @@ function echoed(body: ResponsesRequestBody): { [key: string]: unknown } {
     top_p: body.top_p ?? null,
     truncation: body.truncation ?? "disabled",
     metadata: body.metadata ?? {},
-    ...(body.prompt_cache_key ? { prompt_cache_key: body.prompt_cache_key } : {}),
-    ...(body.safety_identifier ? { safety_identifier: body.safety_identifier } : {}),
-    ...(body.service_tier ? { service_tier: body.service_tier } : {}),
-    user: body.user ?? null,
   };
-}
-
-export function responseObject(
-  head: ResponseHead,
-  output: OutputItem[],
-  state: { status: ResponseStatus; incomplete_details?: { reason: string } | null; error?: { code: string; message: string } | null; outcome?: LoopOutcome },
-): { [key: string]: unknown } {
-  return {
-    id: head.id,
-    object: "response",
-    created_at: head.createdAt,
-    status: state.status,
-    error: state.error ?? null,
-    incomplete_details: state.incomplete_details ?? null,
-    model: head.model,
-    output,
-    ...echoed(head.body),
-    usage: state.outcome ? toResponsesUsage(state.outcome.usage) : null,
-    ...(state.outcome ? { mcp_gateway: gatewayInfo(state.outcome) } : {}),
-  };
+  if (body.prompt_cache_key) response["prompt_cache_key"] = body.prompt_cache_key;
+  if (body.safety_identifier) response["safety_identifier"] = body.safety_identifier;
+  if (body.service_tier) response["service_tier"] = body.service_tier;
+  response["user"] = body.user ?? null;
+  response["usage"] = state.outcome ? toResponsesUsage(state.outcome.usage) : null;
+  if (state.outcome) response["mcp_gateway"] = gatewayInfo(state.outcome);
+  return response;
 }

@@ -6,6 +6,7 @@
  * after the first byte is an `error` event and `response.failed`, so a client always sees the
  * stream end properly. The items it streams are the items of the final response object.
  */
+import { extend } from "../../../core/extend.ts";
 import type { GatewayError, ReasoningBlock, ToolCallBlock } from "../../../core/index.ts";
 import type { LoopEvent, LoopOutcome } from "../../../loop/index.ts";
 import { ArgumentRelay, argumentText } from "../../shared/argument-relay.ts";
@@ -93,7 +94,7 @@ export class ResponsesWriter implements SseWriter {
 
   /** The final response object: built once, the same for the stream's last event and the store. */
   result(outcome: LoopOutcome): { [key: string]: unknown } {
-    this.final ??= responseObject({ ...this.head, model: outcome.last.model }, this.items, { ...statusOf(outcome), outcome });
+    this.final ??= responseObject({ ...this.head, model: outcome.last.model }, this.items, extend(statusOf(outcome), { outcome }));
     return this.final;
   }
 
