@@ -51,7 +51,12 @@ function listedInput(input: ResponsesRequestBody["input"]): { [key: string]: unk
   return items.map((item) => {
     const type = (item["type"] as string | undefined) ?? "message";
     const content = type === "message" && typeof item["content"] === "string" ? [{ type: item["role"] === "assistant" ? "output_text" : "input_text", text: item["content"] }] : item["content"];
-    return { id: newId(type === "message" ? "msg" : "item"), ...item, type, ...(content === undefined ? {} : { content }) };
+    // { id, ...item, type, content } by assignment (the same keys in the same order): a spread
+    // into a literal costs about 1 µs per item on Node 20, and Codex sends dozens of items.
+    const listed = extend({ id: newId(type === "message" ? "msg" : "item") }, item);
+    listed["type"] = type;
+    if (content !== undefined) listed["content"] = content;
+    return listed;
   });
 }
 
