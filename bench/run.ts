@@ -244,6 +244,8 @@ async function warm(url: string, body: string, headers: Record<string, string> =
 
 /** How many times the paired measurement alternates the bare proxy and the gateway. */
 const PAIRED_ROUNDS = 3;
+/** Rounds in turns of the latency targets' measurement (direct, bare proxy, gateway). */
+const LATENCY_ROUNDS = 3;
 /** Rounds in turns of the doors' CPU (the doors' target). */
 const DOOR_ROUNDS = 3;
 /** Rounds in turns of the --workers target's row, and how long each kind of request warms both first. */
@@ -253,6 +255,51 @@ const WORKER_WARM_SECONDS = Number(process.env.BENCH_WORKER_WARM_SECONDS ?? 6);
 /** The best of a scenario's rounds so far: on a shared machine, other work only ever slows a round down. */
 function bestOf(a: (Throughput & { cpuMsPerRequest: number }) | undefined, b: Throughput & { cpuMsPerRequest: number }): Throughput & { cpuMsPerRequest: number } {
   return a === undefined ? b : { ...b, cpuMsPerRequest: Math.min(a.cpuMsPerRequest, b.cpuMsPerRequest), rps: Math.max(a.rps, b.rps) };
+}
+
+const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/**
+ * The latency targets compare what the gateway adds at one connection with what the bare proxy
+ * adds, each against the direct upstream. Measured once each, in two scenarios a minute apart,
+ * the machine's speed moved between them (the bare proxy's own added p50 ranged 0.22–0.26 ms
+ * between runs, the gateway's 0.40–0.52). Here each round measures the direct upstream, the
+ * bare proxy and the gateway one after the other (a different one first in each round), and
+ * each one's added time is taken against the direct time of its own round; the targets read the
+ * median of the rounds' figures.
+ */
+async function pairedLatency(fakeUrl: string, bare: Running, gatewayUrl: string): Promise<void> {
+  const bareUrl = `http://127.0.0.1:${bare.port}/`;
+  const added = { bare: { p50: [] as number[], ttfb: [] as number[] }, gateway: { p50: [] as number[], ttfb: [] as number[] } };
+  const streamed = { bare: [] as number[], gateway: [] as number[] };
+  for (let round = 0; round < LATENCY_ROUNDS; round++) {
+    for (const stream of [false, true]) {
+      const targets = [
+        ["direct", fakeUrl, chat("m", stream), {}],
+        ["bare", bareUrl, chat("fake/m", stream), {}],
+        ["gateway", gatewayUrl, chat("fake/m", stream), { "x-mcp-servers": "none" }],
+      ] as const;
+      const measured: Partial<Record<"direct" | "bare" | "gateway", Latency>> = {};
+      for (let i = 0; i < targets.length; i++) {
+        const [name, url, body, headers] = targets[(round + i) % targets.length]!;
+        measured[name] = await sequentialLatency(url, body, 2000, headers);
+      }
+      const direct = measured.direct!;
+      for (const name of ["bare", "gateway"] as const) {
+        if (stream) streamed[name].push(measured[name]!.ttfbP50! - direct.ttfbP50!);
+        else added[name].p50.push(measured[name]!.p50 - direct.p50);
+      }
+    }
+  }
+  results.paired_latency_c1 = {
+    rounds: LATENCY_ROUNDS,
+    bareProxy: { addedP50Ms: median(added.bare.p50), addedTtfbP50Ms: median(streamed.bare) },
+    gateway: { addedP50Ms: median(added.gateway.p50), addedTtfbP50Ms: median(streamed.gateway) },
+  };
+  const row = (what: string, gateway: number[], bareProxy: number[]) =>
+    rows.push({ scenario: `${what}, ${LATENCY_ROUNDS} rounds in turns (median; each round's figures)`, direct: "-", gateway: `+${f(median(gateway), 3)} ms (${gateway.map((v) => f(v, 3)).join(", ")}); bare proxy +${f(median(bareProxy), 3)} ms (${bareProxy.map((v) => f(v, 3)).join(", ")})`, ratio: "-" });
+  row("added p50 latency, 1 conn", added.gateway.p50, added.bare.p50);
+  row("added stream time to first byte p50", streamed.gateway, streamed.bare);
 }
 
 /**
@@ -601,6 +648,7 @@ async function main(): Promise<void> {
     if (wanted("bare")) await bareProxy(fakeUrl, bare);
     if (wanted("passthrough")) await passThrough(fakeUrl, gatewayUrl, gateway.child.pid!);
     if (wanted("bare") && wanted("passthrough")) await pairedPassThrough(bare, gatewayUrl, gateway.child.pid!);
+    if (wanted("bare") && wanted("passthrough")) await pairedLatency(fakeUrl, bare, gatewayUrl);
     if (wanted("messages")) await messagesDoor(fake.port, gateway.port, gateway.child.pid!);
     if (wanted("responses")) await responsesDoor(fake.port, gateway.port, gateway.child.pid!);
     if (wanted("passthrough") && wanted("messages") && wanted("responses")) await pairedDoors(gateway.port, gateway.child.pid!);

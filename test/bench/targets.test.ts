@@ -54,4 +54,18 @@ describe("bench targets", () => {
     const [missed] = judge({ ...base, "latency_non-streaming_c1": { addedP50Ms: 0.56 } });
     expect([met!.met, missed!.met]).toEqual([true, false]);
   });
+
+  it("judges added latency and first byte from their measurement in turns when the run made one", () => {
+    const once = {
+      "bare_proxy_latency_non-streaming_c1": { addedP50Ms: 0.2 },
+      "latency_non-streaming_c1": { addedP50Ms: 0.5 },
+      "bare_proxy_latency_streaming_c1": { addedTtfbP50Ms: 0.2 },
+      "latency_streaming_c1": { addedTtfbP50Ms: 0.5 },
+    };
+    expect(judge(once).map((v) => v.met)).toEqual([false, false]);
+    const inTurns = { ...once, paired_latency_c1: { rounds: 3, bareProxy: { addedP50Ms: 0.25, addedTtfbP50Ms: 0.26 }, gateway: { addedP50Ms: 0.45, addedTtfbP50Ms: 0.52 } } };
+    const [p50, ttfb] = judge(inTurns);
+    expect(p50).toMatchObject({ measured: "+0.450 ms (bare proxy +0.250 ms)", limit: "≤ +0.500 ms", met: true });
+    expect(ttfb).toMatchObject({ measured: "+0.520 ms (bare proxy +0.260 ms)", limit: "≤ +0.510 ms", met: false });
+  });
 });
