@@ -264,14 +264,14 @@ const median = (values: number[]): number => [...values].sort((a, b) => a - b)[M
  * adds, each against the direct upstream. Measured once each, in two scenarios a minute apart,
  * the machine's speed moved between them (the bare proxy's own added p50 ranged 0.22–0.26 ms
  * between runs, the gateway's 0.40–0.52). Here each round measures the direct upstream, the
- * bare proxy and the gateway one after the other (a different one first in each round), and
- * each one's added time is taken against the direct time of its own round; the targets read the
- * median of the rounds' figures.
+ * bare proxy and the gateway one after the other (a different one first in each round); each
+ * one's added time is taken against the direct time of its own round, and the targets read the
+ * median over the rounds of the gateway's added time less the bare proxy's in the same round.
  */
 async function pairedLatency(fakeUrl: string, bare: Running, gatewayUrl: string): Promise<void> {
   const bareUrl = `http://127.0.0.1:${bare.port}/`;
-  const added = { bare: { p50: [] as number[], ttfb: [] as number[] }, gateway: { p50: [] as number[], ttfb: [] as number[] } };
-  const streamed = { bare: [] as number[], gateway: [] as number[] };
+  // Per round: [bare proxy's added time, gateway's added time], whole answers (p50) and streams (first byte).
+  const rounds = { p50: [] as [number, number][], ttfb: [] as [number, number][] };
   for (let round = 0; round < LATENCY_ROUNDS; round++) {
     for (const stream of [false, true]) {
       const targets = [
@@ -284,22 +284,26 @@ async function pairedLatency(fakeUrl: string, bare: Running, gatewayUrl: string)
         const [name, url, body, headers] = targets[(round + i) % targets.length]!;
         measured[name] = await sequentialLatency(url, body, 2000, headers);
       }
-      const direct = measured.direct!;
-      for (const name of ["bare", "gateway"] as const) {
-        if (stream) streamed[name].push(measured[name]!.ttfbP50! - direct.ttfbP50!);
-        else added[name].p50.push(measured[name]!.p50 - direct.p50);
-      }
+      const time = (l: Latency) => (stream ? l.ttfbP50! : l.p50);
+      const direct = time(measured.direct!);
+      (stream ? rounds.ttfb : rounds.p50).push([time(measured.bare!) - direct, time(measured.gateway!) - direct]);
     }
   }
-  results.paired_latency_c1 = {
-    rounds: LATENCY_ROUNDS,
-    bareProxy: { addedP50Ms: median(added.bare.p50), addedTtfbP50Ms: median(streamed.bare) },
-    gateway: { addedP50Ms: median(added.gateway.p50), addedTtfbP50Ms: median(streamed.gateway) },
-  };
-  const row = (what: string, gateway: number[], bareProxy: number[]) =>
-    rows.push({ scenario: `${what}, ${LATENCY_ROUNDS} rounds in turns (median; each round's figures)`, direct: "-", gateway: `+${f(median(gateway), 3)} ms (${gateway.map((v) => f(v, 3)).join(", ")}); bare proxy +${f(median(bareProxy), 3)} ms (${bareProxy.map((v) => f(v, 3)).join(", ")})`, ratio: "-" });
-  row("added p50 latency, 1 conn", added.gateway.p50, added.bare.p50);
-  row("added stream time to first byte p50", streamed.gateway, streamed.bare);
+  const summary = (pairs: [number, number][]) => ({
+    bareProxyMs: median(pairs.map(([b]) => b)),
+    gatewayMs: median(pairs.map(([, g]) => g)),
+    gatewayOverBareMs: median(pairs.map(([b, g]) => g - b)),
+  });
+  results.paired_latency_c1 = { rounds: LATENCY_ROUNDS, addedP50: summary(rounds.p50), addedTtfbP50: summary(rounds.ttfb) };
+  const row = (what: string, pairs: [number, number][]) =>
+    rows.push({
+      scenario: `${what}, ${LATENCY_ROUNDS} rounds in turns: bare proxy | gateway (each round)`,
+      direct: "-",
+      gateway: pairs.map(([b, g]) => `+${f(b, 3)} | +${f(g, 3)}`).join(", "),
+      ratio: `+${f(summary(pairs).gatewayOverBareMs, 3)} ms (median)`,
+    });
+  row("added p50 latency, 1 conn", rounds.p50);
+  row("added stream time to first byte p50", rounds.ttfb);
 }
 
 /**

@@ -7,7 +7,8 @@
 import { randomFillSync } from "node:crypto";
 
 const POOL_BYTES = 4096;
-const pool = Buffer.allocUnsafe(POOL_BYTES);
+// Its own memory, never a slice of Node's shared buffer pool (which allocUnsafe may hand out).
+const pool = Buffer.allocUnsafeSlow(POOL_BYTES);
 let offset = POOL_BYTES;
 
 /** `bytes` random bytes (1–256) as lower-case hex: 16 give the 32 characters of a UUID without dashes. */

@@ -8,12 +8,14 @@ describe("randomHex", () => {
     expect(randomHex(1)).toMatch(/^[0-9a-f]{2}$/);
   });
 
-  it("never repeats across many refills of its pool", () => {
-    // 4 KB per refill: 2,000 ids of 16 bytes cross the refill about eight times, at every offset.
-    const ids = new Set(Array.from({ length: 2000 }, () => randomHex()));
-    expect(ids.size).toBe(2000);
-    const odd = new Set(Array.from({ length: 2000 }, () => randomHex(7)));
-    expect(odd.size).toBe(2000);
+  it("never repeats, and keeps its format, across many refills of its pool", () => {
+    // 4 KB per refill: 2,000 ids of 16 bytes refill it about eight times; ids of 7 bytes leave
+    // a few bytes unused before each refill, at a different offset each time.
+    for (const [bytes, format] of [[16, /^[0-9a-f]{32}$/], [7, /^[0-9a-f]{14}$/]] as const) {
+      const ids = Array.from({ length: 2000 }, () => randomHex(bytes));
+      expect(ids.filter((id) => !format.test(id))).toEqual([]);
+      expect(new Set(ids).size).toBe(2000);
+    }
   });
 
   it("refuses a size it cannot serve from its pool", () => {
