@@ -5,7 +5,7 @@
  * scripted OpenAI-protocol upstreams, server-everything (over stdio) asking for sampling, real MCP
  * clients on /mcp. Nothing waits on wall-clock time.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { sendJson, startFakeUpstream, type FakeUpstream } from "../helpers/fake-upstream.ts";
 import { connectHttp, everythingServer, startMcpGateway, textOf, type McpGateway } from "../helpers/mcp-gateway-harness.ts";
 import { replies, startScriptedUpstream, type ScriptedUpstream } from "../helpers/scripted-upstream.ts";
@@ -20,6 +20,11 @@ let embedFlaky: FakeUpstream;
 let embedSteady: FakeUpstream;
 let embedPicky: FakeUpstream;
 let embedSpare: FakeUpstream;
+let embedHung: FakeUpstream;
+let embedAfterHung: FakeUpstream;
+/** Resolves when the hung deployment has a request, and when that request's connection closed. */
+let hungArrived: Promise<void>;
+let hungClosed: Promise<void>;
 let gw: McpGateway;
 
 /** An OpenAI-protocol embeddings endpoint that answers one vector per input. */
@@ -45,6 +50,16 @@ beforeAll(async () => {
   embedPicky = await startFakeUpstream((_req, res) =>
     sendJson(res, 400, { error: { message: "This model's maximum context length is 8192 tokens, however you requested 9000 tokens.", type: "invalid_request_error", param: null, code: null } }),
   );
+  // A deployment that takes the request and never answers: only the gateway can end the call.
+  let arrived!: () => void;
+  let closed!: () => void;
+  hungArrived = new Promise((resolve) => (arrived = resolve));
+  hungClosed = new Promise((resolve) => (closed = resolve));
+  embedHung = await startFakeUpstream((_req, res) => {
+    res.once("close", closed);
+    arrived();
+  });
+  embedAfterHung = await embeddings();
   const provider = (upstream: { url: string }) => ({ type: "openai", baseURL: `${upstream.url}/v1`, apiKey: "k" });
   gw = await startMcpGateway({
     mcpServers: { everything: everythingServer() },
@@ -59,6 +74,8 @@ beforeAll(async () => {
       embedSteady: provider(embedSteady),
       embedPicky: provider(embedPicky),
       embedSpare: provider(embedSpare),
+      embedHung: provider(embedHung),
+      embedAfterHung: provider(embedAfterHung),
     },
     models: {
       gpt: { deployments: [{ model: "east/gpt-4.1", weight: 3 }, { model: "west/gpt-4.1", weight: 1 }] },
@@ -67,6 +84,7 @@ beforeAll(async () => {
       vectors: { deployments: [{ model: "embedA/text-embedding-3-small" }, { model: "embedB/text-embedding-3-small" }] },
       "sturdy-vectors": { deployments: [{ model: "embedFlaky/e" }, { model: "embedSteady/e" }], cooldownMs: 600_000 },
       "picky-vectors": { deployments: [{ model: "embedPicky/e" }, { model: "embedSpare/e" }], cooldownMs: 600_000 },
+      "hung-vectors": { deployments: [{ model: "embedHung/e" }, { model: "embedAfterHung/e" }] },
     },
     gateway: { sampling: { model: "sturdy" }, retries: { attempts: 2, initialDelayMs: 0, maxDelayMs: 1, budgetMs: 1000 } },
   });
@@ -74,7 +92,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gw?.close();
-  await Promise.all([east, west, flaky, steady, embedA, embedB, embedFlaky, embedSteady, embedPicky, embedSpare].map((u) => u?.close()));
+  await Promise.all([east, west, flaky, steady, embedA, embedB, embedFlaky, embedSteady, embedPicky, embedSpare, embedHung, embedAfterHung].map((u) => u?.close()));
 });
 
 async function embed(model: string): Promise<{ status: number; body: { model?: string; error?: { message: string } } }> {
@@ -139,5 +157,27 @@ describe("deployments for /v1/embeddings", () => {
     expect((await embed("picky-vectors")).status).toBe(400);
     expect(embedPicky.requests).toHaveLength(2);
     expect(embedSpare.requests).toHaveLength(1);
+  });
+
+  it("a client that leaves ends the call upstream, with no retry and no other deployment tried", async () => {
+    const client = new AbortController();
+    const asked = fetch(`${gw.url}/v1/embeddings`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-request-id": "embed-left" },
+      body: JSON.stringify({ model: "hung-vectors", input: "hello" }),
+      signal: client.signal,
+    }).catch((error: unknown) => error);
+    await hungArrived;
+    client.abort();
+    expect(await asked).toBeInstanceOf(Error);
+    // The gateway hangs up on the deployment it was waiting for ...
+    await hungClosed;
+    // ... and once the request is over (the web view has it), nothing else was asked of anyone.
+    await vi.waitFor(async () => {
+      const record = (await (await fetch(`${gw.url}/ui/api/requests/embed-left`)).json()) as { state?: string };
+      expect(record.state).toMatch(/^(done|failed)$/);
+    }, { timeout: 5_000, interval: 10 });
+    expect(embedHung.requests).toHaveLength(1);
+    expect(embedAfterHung.requests).toHaveLength(0);
   });
 });

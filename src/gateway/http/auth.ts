@@ -3,6 +3,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { GatewayError } from "../../core/index.ts";
 import type { Logger } from "../../core/logger.ts";
 import { errorResponse } from "./errors.ts";
+import { requestIdOf } from "./request-id.ts";
 
 const digest = (value: string) => createHash("sha256").update(value).digest();
 
@@ -31,7 +32,7 @@ export function apiKeyAuth(keys: readonly string[], logger?: Logger): Middleware
     for (const candidate of expected) if (given && timingSafeEqual(candidate, given)) ok = true;
     if (!ok) {
       // Said in the log each time: some clients (Claude Code) retry a 401 many times over.
-      logger?.warn({ requestId: c.get("requestId" as never), path: c.req.path, presented: key !== undefined }, key !== undefined ? "refused: invalid API key" : "refused: no API key");
+      logger?.warn({ requestId: requestIdOf(c), path: c.req.path, presented: key !== undefined }, key !== undefined ? "refused: invalid API key" : "refused: no API key");
       return errorResponse(
         c,
         new GatewayError(key !== undefined ? "Invalid API key" : "Missing API key: send Authorization: Bearer <key> or x-api-key: <key>", {

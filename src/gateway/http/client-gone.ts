@@ -38,6 +38,15 @@ export function whenClientGone(c: Context, onGone: () => void): () => void {
   return () => signal.removeEventListener("abort", onGone);
 }
 
+/**
+ * An AbortController aborted with clientClosed() when the client disconnects before its answer is
+ * complete (the request's work: upstream calls, MCP calls, retries), and the disposer of that watch.
+ */
+export function abortWhenClientGone(c: Context): { controller: AbortController; stopWatching: () => void } {
+  const controller = new AbortController();
+  return { controller, stopWatching: whenClientGone(c, () => controller.abort(clientClosed())) };
+}
+
 /** Registers a listener for the end of a request's answer on the server. */
 export type AnswerWatch = (done: () => void) => void;
 

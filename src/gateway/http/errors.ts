@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { GatewayError, toGatewayError } from "../../core/index.ts";
 import type { FieldProblem } from "../../core/zod-issues.ts";
+import { requestIdOf } from "./request-id.ts";
 
 /** A front door's error body: each client protocol has its own error shape. */
 export type ErrorFormat = (error: GatewayError, requestId: string | undefined) => object;
@@ -25,7 +26,7 @@ export function errorResponse(c: Context, error: unknown): Response {
   const format = (c.get("errorFormat" as never) as ErrorFormat | undefined) ?? openaiFormat;
   // For the request's observation (metrics, the web view): what the gateway answered with.
   c.set("gatewayError" as never, failure as never);
-  return c.json(format(failure, c.get("requestId" as never) as string | undefined), status, headers);
+  return c.json(format(failure, requestIdOf(c)), status, headers);
 }
 
 /** Validation problems as one 400 naming the first bad field (the message lists them all). */

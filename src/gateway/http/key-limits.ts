@@ -10,6 +10,7 @@ import type { KeyLimits } from "../shared/key-limits.ts";
 import { hasLimits, policyOf } from "../shared/keys.ts";
 import { callerKey } from "./auth.ts";
 import { errorResponse } from "./errors.ts";
+import { requestIdOf } from "./request-id.ts";
 
 /** The routes whose requests count against a key's `rpm` (POST). */
 const COUNTED = new Set(["/v1/chat/completions", "/v1/messages", "/v1/responses", "/v1/embeddings"]);
@@ -27,7 +28,7 @@ export function keyLimitsGate(config: GatewayConfig, limits: KeyLimits, logger: 
     const counted = c.req.method === "POST" && COUNTED.has(c.req.path.replace(/\/+$/, ""));
     const admission = await limits.admit(policy, counted);
     if (admission.refused) {
-      logger.info({ requestId: c.get("requestId" as never), key: policy.name, path: c.req.path }, "refused: over the key's rate limit");
+      logger.info({ requestId: requestIdOf(c), key: policy.name, path: c.req.path }, "refused: over the key's rate limit");
       const response = errorResponse(c, admission.refused);
       for (const [name, value] of Object.entries(admission.headers)) response.headers.set(name, value);
       return response;

@@ -7,10 +7,10 @@ import type { ChatRequest, ToolSet } from "../../core/index.ts";
 import type { GatewayConfig } from "../../core/config/index.ts";
 import type { Logger } from "../../core/logger.ts";
 import { runInMode, type LoopEvent, type LoopMode, type LoopOptions, type LoopOutcome, type PlanOptions, type SteeringQueue } from "../../loop/index.ts";
-import type { DeploymentRouter } from "../routing/deployments.ts";
+import { routedModel, type DeploymentRouter } from "../routing/deployments.ts";
 import type { ProviderEntry } from "../routing/providers.ts";
 import { resilientModel, type CandidateOptions } from "../routing/resilient-model.ts";
-import { resolveModel, type ResolvedModel } from "../routing/resolve-model.ts";
+import type { ResolvedModel } from "../routing/resolve-model.ts";
 
 export interface ModelDeps {
   config: GatewayConfig;
@@ -28,8 +28,7 @@ export const NO_TOOLS: ToolSet = {
 
 /** The model's candidates, an alias's deployments in the order this call tries them. Throws (rejects) for an unknown model. */
 export async function resolve(name: string, deps: ModelDeps): Promise<ResolvedModel> {
-  const resolved = resolveModel(name, deps.providers, deps.config.models);
-  return deps.deployments ? deps.deployments.route(resolved) : resolved;
+  return routedModel(name, deps.providers, deps.config.models, deps.deployments);
 }
 
 /** Retries, fallbacks and the deployments' hooks of the MCP surface's model calls. */

@@ -15,6 +15,7 @@ import { DOORS, type Observability } from "./observability.ts";
 import type { RequestObservation } from "./request.ts";
 import { summary, type RequestRecord } from "./ring.ts";
 import { UI_CSS, UI_HTML, UI_JS } from "./ui/assets.ts";
+import { requestIdOf } from "../http/request-id.ts";
 
 /** The observation of the request being handled (set by `observeRequests`). */
 export function observationOf(c: Context): RequestObservation | undefined {
@@ -37,7 +38,7 @@ export function observeRequests(observability: Observability, config: GatewayCon
     const door = DOORS[c.req.path];
     if (door === undefined) return next();
     const keyName = keyed ? policyOf(config, callerKey(c))?.name : undefined;
-    const observation = observability.begin({ id: c.get("requestId" as never) as string, method: "POST", path: c.req.path, door, header: (name) => c.req.header(name) }, keyName);
+    const observation = observability.begin({ id: requestIdOf(c)!, method: "POST", path: c.req.path, door, header: (name) => c.req.header(name) }, keyName);
     if (!observation) return next();
     c.set("observation" as never, observation as never);
     try {

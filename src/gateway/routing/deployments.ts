@@ -21,7 +21,8 @@ import type { GatewayError } from "../../core/index.ts";
 import type { ModelAliasConfig } from "../../core/config/index.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { StateBackend, StateStore } from "../state/store.ts";
-import type { ModelCandidate, ResolvedModel } from "./resolve-model.ts";
+import type { ProviderEntry } from "./providers.ts";
+import { resolveModel, type ModelCandidate, type ResolvedModel } from "./resolve-model.ts";
 
 /** A cooled-down deployment in the store, under its `provider/model`. */
 export interface Cooldown {
@@ -212,4 +213,20 @@ export class DeploymentRouter implements DeploymentHooks {
     this.#storeDown = false;
     this.#logger.info({}, "deployment cooldowns are shared through the state store again");
   }
+}
+
+/**
+ * A model name resolved (a GatewayError for an unknown one) and, with a router, an alias's
+ * deployments in the order this call tries them (spread, cooled-down ones last). A promise only
+ * when the store is read: the doors await it only then.
+ */
+export function routedModel(
+  name: string,
+  providers: ReadonlyMap<string, ProviderEntry>,
+  aliases: Readonly<Record<string, ModelAliasConfig>>,
+  router: DeploymentRouter | undefined,
+  requestId?: string,
+): ResolvedModel | Promise<ResolvedModel> {
+  const resolved = resolveModel(name, providers, aliases);
+  return router ? router.route(resolved, requestId) : resolved;
 }

@@ -111,8 +111,8 @@ function beginCall(hooks: DeploymentHooks | undefined, candidate: ModelCandidate
 }
 
 /**
- * One call that is not a chat turn (embeddings): the candidates from `start` in order, each with
- * its retries, a deployment given up on cooled down, as a chat turn's are. Resolves with the
+ * One call over a model's candidates (a whole chat turn, an embeddings call): the candidates from
+ * `start` in order, each with its retries, a deployment given up on cooled down. Resolves with the
  * answer and the index of the candidate that gave it.
  */
 export async function tryCandidates<T>(

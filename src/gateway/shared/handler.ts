@@ -9,7 +9,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { GatewayError, toGatewayError } from "../../core/index.ts";
 import { extend } from "../../core/extend.ts";
 import { callerKey } from "../http/auth.ts";
-import { clientClosed, whenClientGone } from "../http/client-gone.ts";
+import { abortWhenClientGone } from "../http/client-gone.ts";
 import { directSseResponse } from "../http/direct-sse.ts";
 import { errorResponse } from "../http/errors.ts";
 import { jsonShapeProblem, type JsonLimits } from "../http/limits.ts";
@@ -104,8 +104,7 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
     const log = deps.logger;
     const started = performance.now();
     // Aborted when the client disconnects: cancels the upstream call and pending MCP calls.
-    const controller = new AbortController();
-    const stopWatching = whenClientGone(c, () => controller.abort(clientClosed()));
+    const { controller, stopWatching } = abortWhenClientGone(c);
     const limits = deps.config.gateway;
     // The whole request (every turn and tool call) has a deadline.
     const deadline = setTimeout(

@@ -4,7 +4,8 @@
  * naming the bad field.
  */
 import { GatewayError, type ChatRequest, type Message } from "../../core/index.ts";
-import { resolveModel, type ResolvedModel } from "../routing/resolve-model.ts";
+import { routedModel } from "../routing/deployments.ts";
+import type { ResolvedModel } from "../routing/resolve-model.ts";
 import type { KeyPolicy } from "../../core/config/index.ts";
 import type { ChatDeps } from "./deps.ts";
 import type { ParsedRequest, PreparedRequest } from "./door.ts";
@@ -79,10 +80,8 @@ export async function prepareRequest<P extends ParsedRequest>(
   key?: KeyPolicy,
   requestId?: string,
 ): Promise<PreparedRequest<P>> {
-  const resolved = resolveModel(parsed.model, deps.providers, deps.config.models);
-  // An alias's deployments, in the order this request tries them (spread, cooled-down ones last).
   // Each await only when there is something to wait for (a promise and a microtask otherwise).
-  const routed = deps.deployments ? deps.deployments.route(resolved) : resolved;
+  const routed = routedModel(parsed.model, deps.providers, deps.config.models, deps.deployments, requestId);
   const model = routed instanceof Promise ? await routed : routed;
   const known = deps.tools.serverNames();
   const options = parsed.loop ?? {};

@@ -10,13 +10,14 @@ import { z } from "zod";
 import { GatewayError, type Usage } from "../../../core/index.ts";
 import { describeIssues } from "../../../core/zod-issues.ts";
 import { tryCandidates } from "../../routing/resilient-model.ts";
-import { resolveModel } from "../../routing/resolve-model.ts";
+import { routedModel } from "../../routing/deployments.ts";
 import { DEFAULT_RETRY_POLICY } from "../../routing/retry-policy.ts";
 import type { ChatDeps } from "../../shared/deps.ts";
 import { readJson } from "../../shared/handler.ts";
 import { checkModel, policyOf } from "../../shared/keys.ts";
 import { callerKey } from "../auth.ts";
-import { clientClosed, whenClientGone } from "../client-gone.ts";
+import { abortWhenClientGone } from "../client-gone.ts";
+import { requestIdOf } from "../request-id.ts";
 import { observationOf } from "../../observe/routes.ts";
 import { invalidRequest } from "../errors.ts";
 
@@ -35,8 +36,6 @@ function embeddingUsage(answer: unknown): Usage | undefined {
   return tokens === undefined ? undefined : { inputTokens: tokens, outputTokens: 0 };
 }
 
-const requestIdOf = (c: Context): string | undefined => c.get("requestId" as never) as string | undefined;
-
 export function embeddingsHandler(deps: ChatDeps) {
   return async (c: Context): Promise<Response> => {
     const parsed = embeddingsRequest.safeParse(await readJson(c, deps.config.gateway));
@@ -44,17 +43,14 @@ export function embeddingsHandler(deps: ChatDeps) {
     const body = parsed.data;
     const key = policyOf(deps.config, callerKey(c));
     checkModel(key, body.model);
-    const resolved = resolveModel(body.model, deps.providers, deps.config.models);
-    // An alias's deployments in the order this request tries them (spread, cooled-down ones last).
-    const model = deps.deployments ? await deps.deployments.route(resolved, requestIdOf(c)) : resolved;
+    const model = await routedModel(body.model, deps.providers, deps.config.models, deps.deployments, requestIdOf(c));
     const candidates = model.candidates.filter((candidate) => candidate.provider.adapter.embed !== undefined);
     if (candidates.length === 0) {
       throw GatewayError.invalidRequest(`The model "${body.model}" is served by provider "${model.provider.name}", whose protocol has no embeddings`, "model", "embeddings_not_supported");
     }
     // Retries, fallbacks and cooldowns as for a chat turn: a bad request (400) is not retried
     // elsewhere, an outage or a rate limit is. A client that leaves stops them (and the call).
-    const controller = new AbortController();
-    const stopWatching = whenClientGone(c, () => controller.abort(clientClosed()));
+    const { controller, stopWatching } = abortWhenClientGone(c);
     const observation = observationOf(c);
     try {
       const { result: answer } = await tryCandidates(
