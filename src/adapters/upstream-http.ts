@@ -13,6 +13,7 @@ import type { Readable } from "node:stream";
 import type { Dispatcher } from "undici";
 import { failure, providerDispatcher, responseHeaders, targetOf } from "../core/fast-fetch.ts";
 import type { ByteSource } from "./sse-events.ts";
+import { BodyFailure, bodyText, wholeAnswer, type WholeAnswer } from "./whole-answer.ts";
 
 /** The SDK's error for each way a call fails (its classes, so the adapters map them as before). */
 export interface SdkErrors {
@@ -76,13 +77,16 @@ function nodeSource(body: Readable, signal: AbortSignal | undefined): ByteSource
   };
 }
 
+function firstValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
 /** undici's answer; its read failures reported the way fetch reports them. */
 function undiciAnswer(data: Dispatcher.ResponseData, signal: AbortSignal | undefined): Answer {
-  const contentType = data.headers["content-type"];
   const read = <T>(reading: Promise<T>) => reading.catch((error: unknown) => Promise.reject(failure(error, signal)));
   return {
     status: data.statusCode,
-    contentType: Array.isArray(contentType) ? contentType[0] : contentType,
+    contentType: firstValue(data.headers["content-type"]),
     headers: () => responseHeaders(data.headers),
     json: () => read(data.body.json()),
     text: () => read(data.body.text()),
@@ -138,6 +142,7 @@ export class UpstreamHttp {
 
   /** A whole answer: parsed JSON (the text when it is not JSON, null for a 204). */
   async json(post: UpstreamPost): Promise<unknown> {
+    if (!this.fetch) return this.wholeJson(post);
     const answer = await this.send(post);
     if (answer.status < 200 || answer.status > 299) throw await this.statusError(answer);
     if (answer.status === 204) {
@@ -145,6 +150,37 @@ export class UpstreamHttp {
       return null;
     }
     return isJson(answer.contentType) ? answer.json() : answer.text();
+  }
+
+  /**
+   * json() over undici: the body read whole by the transport's own handler (./whole-answer.ts),
+   * the failures mapped as send() and the Answer's readers map them.
+   */
+  private async wholeJson(post: UpstreamPost): Promise<unknown> {
+    let answer: WholeAnswer;
+    try {
+      const { origin, path } = targetOf(post.url);
+      answer = await wholeAnswer(this.dispatcher, { origin, path, method: "POST", headers: post.headers, body: post.body, headersTimeout: this.timeoutMs }, post.signal);
+    } catch (error) {
+      if (!(error instanceof BodyFailure)) throw this.sendError(error, post.signal);
+      const cut = failure(error.cause, post.signal);
+      // As statusError() reads a failed body: its failure's message is the text.
+      if (error.status < 200 || error.status > 299) throw this.errors.status(error.status, undefined, cut instanceof Error ? cut.message : String(cut), responseHeaders(error.headers));
+      throw cut;
+    }
+    const { status, headers, body } = answer;
+    if (status < 200 || status > 299) {
+      const text = bodyText(body);
+      const json = safeJson(text);
+      throw this.errors.status(status, json as object | undefined, json ? undefined : text, responseHeaders(headers));
+    }
+    if (status === 204) return null;
+    if (!isJson(firstValue(headers["content-type"]))) return bodyText(body);
+    try {
+      return JSON.parse(bodyText(body)) as unknown;
+    } catch (error) {
+      throw failure(error, post.signal);
+    }
   }
 
   /** A streamed answer, open; a status that is not 2xx is thrown (its body read first). */

@@ -1,0 +1,106 @@
+/**
+ * A whole (non-streamed) answer read with undici's `dispatch` and a handler of our own: the
+ * status, the headers and the body's bytes, handed over once the body has ended.
+ *
+ * Why not undici's `request`: for an answer that is read whole anyway, it builds an
+ * AsyncResource handler, a Node Readable for the body and a consumer of that Readable, which
+ * cost about ten `process.nextTick`s, a `setImmediate` and a few promises per call
+ * (docs/performance.md). Here the chunks go into an array and the answer is one promise.
+ *
+ * Failures keep the shapes `request` gave, so the transport maps them as before: before the
+ * headers, undici's own error (or the signal's reason when the caller aborted); while the body is
+ * read, a `BodyFailure` carrying the status and headers already in.
+ */
+import type { IncomingHttpHeaders } from "node:http";
+import type { Dispatcher } from "undici";
+
+/** A whole answer: its status, its headers as undici parses them, its body's bytes. */
+export interface WholeAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** The body stopped before its end: `cause` is what stopped it; the answer's head is known. */
+export class BodyFailure extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly status: number,
+    readonly headers: IncomingHttpHeaders,
+  ) {
+    super("the answer's body failed");
+  }
+}
+
+type Resolve = (answer: WholeAnswer) => void;
+type Reject = (error: unknown) => void;
+
+class WholeAnswerHandler implements Dispatcher.DispatchHandler {
+  private status = 0;
+  private headers: IncomingHttpHeaders = {};
+  private readonly chunks: Buffer[] = [];
+  private controller: Dispatcher.DispatchController | undefined;
+  private readonly onAbort: (() => void) | undefined;
+
+  constructor(
+    private readonly resolve: Resolve,
+    private readonly reject: Reject,
+    private readonly signal: AbortSignal | undefined,
+  ) {
+    if (signal) {
+      this.onAbort = () => this.controller?.abort(reasonOf(signal));
+      signal.addEventListener("abort", this.onAbort, { once: true });
+    }
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    // Called again when undici retries the request on a fresh connection.
+    this.controller = controller;
+    if (this.signal?.aborted) controller.abort(reasonOf(this.signal));
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, status: number, headers: IncomingHttpHeaders): void {
+    // 1xx (informational) heads are not the answer's.
+    if (status < 200) return;
+    this.status = status;
+    this.headers = headers;
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    this.stopListening();
+    const { chunks } = this;
+    this.resolve({ status: this.status, headers: this.headers, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.stopListening();
+    this.reject(this.status === 0 ? error : new BodyFailure(error, this.status, this.headers));
+  }
+
+  private stopListening(): void {
+    if (this.onAbort) this.signal!.removeEventListener("abort", this.onAbort);
+  }
+}
+
+/** What the request is aborted with when the caller's signal fires (its reason, as undici's `request` does). */
+function reasonOf(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new DOMException("This operation was aborted", "AbortError");
+}
+
+/** Sends `options` on `dispatcher` and reads the whole answer. */
+export function wholeAnswer(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, signal: AbortSignal | undefined): Promise<WholeAnswer> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) reject(reasonOf(signal));
+    else dispatcher.dispatch(options, new WholeAnswerHandler(resolve, reject, signal));
+  });
+}
+
+/** The body as text, as fetch and undici decode it (UTF-8, a leading byte order mark dropped). */
+export function bodyText(body: Buffer): string {
+  const start = body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
+  return body.toString("utf8", start);
+}
