@@ -1,6 +1,8 @@
 /**
- * The gateway's one HTTP transport to providers: a JSON POST sent with undici's `request` over
- * the shared provider pool, answered with the parsed body, or with the open body of a stream.
+ * The gateway's one HTTP transport to providers: a JSON POST sent with undici's `dispatch` over
+ * the shared provider pool, answered with the parsed body (./whole-answer.ts), or with the open
+ * body of a stream (./streamed-answer.ts); each read by a handler of the transport's own, without
+ * undici's `request` and its Node Readable.
  *
  * The official SDKs still describe each wire: an adapter takes the URL and headers from its SDK
  * client once (./sdk-head.ts), and every failure becomes the SDK's own error class, decided the
@@ -9,10 +11,10 @@
  * timer per call, WHATWG Headers and Response objects, logging hooks — which was about half the
  * gateway's CPU per pass-through request (docs/performance.md).
  */
-import type { Readable } from "node:stream";
 import type { Dispatcher } from "undici";
 import { failure, providerDispatcher, responseHeaders, targetOf } from "../core/fast-fetch.ts";
 import type { ByteSource } from "./sse-events.ts";
+import { openStream, type StreamHead } from "./streamed-answer.ts";
 import { BodyFailure, bodyText, wholeAnswer, type WholeAnswer } from "./whole-answer.ts";
 
 /** The SDK's error for each way a call fails (its classes, so the adapters map them as before). */
@@ -41,18 +43,6 @@ export interface OpenStream {
   readonly headers: Headers;
 }
 
-/** An answer whose headers are in, over undici or over a given fetch. */
-interface Answer {
-  status: number;
-  contentType: string | null | undefined;
-  headers(): Headers;
-  json(): Promise<unknown>;
-  text(): Promise<string>;
-  /** The body's rest is not wanted, but the connection is. */
-  discard(): void;
-  body(): ByteSource | ReadableStream<Uint8Array>;
-}
-
 /** The SDKs parse an answer as JSON when its media type says JSON, else hand back its text. */
 function isJson(contentType: string | null | undefined): boolean {
   const type = contentType?.split(";")[0]?.trim();
@@ -67,62 +57,40 @@ function safeJson(text: string): unknown {
   }
 }
 
-/** A Node body read chunk by chunk; read failures reported the way fetch reports them. */
-function nodeSource(body: Readable, signal: AbortSignal | undefined): ByteSource {
-  const chunks = body[Symbol.asyncIterator]() as AsyncIterator<Uint8Array, unknown>;
-  return {
-    read: () => chunks.next().catch((error: unknown) => Promise.reject(failure(error, signal))),
-    cancel: () => void body.destroy(),
-    release: () => undefined,
-  };
-}
-
 function firstValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** undici's answer; its read failures reported the way fetch reports them. */
-function undiciAnswer(data: Dispatcher.ResponseData, signal: AbortSignal | undefined): Answer {
-  const read = <T>(reading: Promise<T>) => reading.catch((error: unknown) => Promise.reject(failure(error, signal)));
-  return {
-    status: data.statusCode,
-    contentType: firstValue(data.headers["content-type"]),
-    headers: () => responseHeaders(data.headers),
-    json: () => read(data.body.json()),
-    text: () => read(data.body.text()),
-    discard: () => void data.body.resume(),
-    body: () => nodeSource(data.body, signal),
-  };
+/** What a failed read of an error answer's body leaves as its text: the failure's message (as the SDKs read it). */
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
-/** A fetch Response (a given fetch: tests, the trace-level wire log), read as the SDKs read it. */
-function fetchAnswer(response: Response): Answer {
-  return {
-    status: response.status,
-    contentType: response.headers.get("content-type"),
-    headers: () => response.headers,
-    json: () => response.json() as Promise<unknown>,
-    text: () => response.text(),
-    discard: () => void response.body?.cancel().catch(() => undefined),
-    body: () => response.body ?? new ReadableStream<Uint8Array>({ start: (controller) => controller.close() }),
-  };
+/** A body's bytes, all of them (an error answer's, read for its message). */
+async function readAll(body: ByteSource): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
+  for (let read = await body.read(); !read.done; read = await body.read()) chunks.push(read.value);
+  return Buffer.concat(chunks);
 }
 
 /**
- * A streamed answer: its body, and its headers made only when read. A class, not an object
- * literal with a getter: a getter made per call gives every object its own hidden class, kept in
- * old space, which held the whole call's objects until a full GC (docs/performance.md).
+ * A stream opened by the transport's own handler: its body, and its headers made only when read.
+ * A class, not an object literal with a getter: a getter made per call gives every object its own
+ * hidden class, kept in old space, which held the whole call's objects until a full GC
+ * (docs/performance.md).
  */
-class StreamingAnswer implements OpenStream {
-  readonly body: ByteSource | ReadableStream<Uint8Array>;
+class OpenedStream implements OpenStream {
+  readonly body: ByteSource;
+  #head: StreamHead;
   #headers: Headers | undefined;
 
-  constructor(private readonly answer: Answer) {
-    this.body = answer.body();
+  constructor(head: StreamHead) {
+    this.#head = head;
+    this.body = head.body;
   }
 
   get headers(): Headers {
-    return (this.#headers ??= this.answer.headers());
+    return (this.#headers ??= responseHeaders(this.#head.headers));
   }
 }
 
@@ -141,39 +109,33 @@ export class UpstreamHttp {
   ) {}
 
   /** A whole answer: parsed JSON (the text when it is not JSON, null for a 204). */
-  async json(post: UpstreamPost): Promise<unknown> {
-    if (!this.fetch) return this.wholeJson(post);
-    const answer = await this.send(post);
-    if (answer.status < 200 || answer.status > 299) throw await this.statusError(answer);
-    if (answer.status === 204) {
-      answer.discard();
-      return null;
-    }
-    return isJson(answer.contentType) ? answer.json() : answer.text();
+  json(post: UpstreamPost): Promise<unknown> {
+    return this.fetch ? this.jsonWithFetch(this.fetch, post) : this.wholeJson(post);
   }
 
-  /**
-   * json() over undici: the body read whole by the transport's own handler (./whole-answer.ts),
-   * the failures mapped as send() and the Answer's readers map them.
-   */
+  /** A streamed answer, open; a status that is not 2xx is thrown (its body read first). */
+  stream(post: UpstreamPost): Promise<OpenStream> {
+    return this.fetch ? this.streamWithFetch(this.fetch, post) : this.openStream(post);
+  }
+
+  /** The undici call's options: origin and path named, not spread in (a leading spread costs about 1 µs a property on Node 20: src/core/extend.ts). */
+  private options(post: UpstreamPost): Dispatcher.DispatchOptions {
+    const { origin, path } = targetOf(post.url);
+    return { origin, path, method: "POST", headers: post.headers, body: post.body, headersTimeout: this.timeoutMs };
+  }
+
   private async wholeJson(post: UpstreamPost): Promise<unknown> {
     let answer: WholeAnswer;
     try {
-      const { origin, path } = targetOf(post.url);
-      answer = await wholeAnswer(this.dispatcher, { origin, path, method: "POST", headers: post.headers, body: post.body, headersTimeout: this.timeoutMs }, post.signal);
+      answer = await wholeAnswer(this.dispatcher, this.options(post), post.signal);
     } catch (error) {
       if (!(error instanceof BodyFailure)) throw this.sendError(error, post.signal);
       const cut = failure(error.cause, post.signal);
-      // As statusError() reads a failed body: its failure's message is the text.
-      if (error.status < 200 || error.status > 299) throw this.errors.status(error.status, undefined, cut instanceof Error ? cut.message : String(cut), responseHeaders(error.headers));
+      if (error.status < 200 || error.status > 299) throw this.statusError(error.status, messageOf(cut), responseHeaders(error.headers));
       throw cut;
     }
     const { status, headers, body } = answer;
-    if (status < 200 || status > 299) {
-      const text = bodyText(body);
-      const json = safeJson(text);
-      throw this.errors.status(status, json as object | undefined, json ? undefined : text, responseHeaders(headers));
-    }
+    if (status < 200 || status > 299) throw this.statusError(status, bodyText(body), responseHeaders(headers));
     if (status === 204) return null;
     if (!isJson(firstValue(headers["content-type"]))) return bodyText(body);
     try {
@@ -183,32 +145,42 @@ export class UpstreamHttp {
     }
   }
 
-  /** A streamed answer, open; a status that is not 2xx is thrown (its body read first). */
-  async stream(post: UpstreamPost): Promise<OpenStream> {
-    const answer = await this.send(post);
-    if (answer.status < 200 || answer.status > 299) throw await this.statusError(answer);
-    return new StreamingAnswer(answer);
-  }
-
-  private async send(post: UpstreamPost): Promise<Answer> {
+  private async openStream(post: UpstreamPost): Promise<OpenStream> {
+    let head: StreamHead;
     try {
-      if (this.fetch) return fetchAnswer(await this.sendWithFetch(this.fetch, post));
-      // origin and path named, not spread in: on Node 20 each property added after a leading
-      // spread costs about 1 µs (src/core/extend.ts).
-      const { origin, path } = targetOf(post.url);
-      const data = await this.dispatcher.request({
-        origin,
-        path,
-        method: "POST",
-        headers: post.headers,
-        body: post.body,
-        signal: post.signal,
-        headersTimeout: this.timeoutMs,
-      });
-      return undiciAnswer(data, post.signal);
+      head = await openStream(this.dispatcher, this.options(post), post.signal, (error) => failure(error, post.signal));
     } catch (error) {
       throw this.sendError(error, post.signal);
     }
+    if (head.status >= 200 && head.status <= 299) return new OpenedStream(head);
+    const text = await readAll(head.body).then(bodyText, messageOf);
+    throw this.statusError(head.status, text, responseHeaders(head.headers));
+  }
+
+  private async jsonWithFetch(fetch: typeof globalThis.fetch, post: UpstreamPost): Promise<unknown> {
+    const response = await this.fetched(fetch, post);
+    if (response.status === 204) {
+      void response.body?.cancel().catch(() => undefined);
+      return null;
+    }
+    return isJson(response.headers.get("content-type")) ? response.json() : response.text();
+  }
+
+  private async streamWithFetch(fetch: typeof globalThis.fetch, post: UpstreamPost): Promise<OpenStream> {
+    const response = await this.fetched(fetch, post);
+    return { body: response.body ?? new ReadableStream<Uint8Array>({ start: (controller) => controller.close() }), headers: response.headers };
+  }
+
+  /** A 2xx answer from the given fetch; a status that is not 2xx is thrown (its body read first). */
+  private async fetched(fetch: typeof globalThis.fetch, post: UpstreamPost): Promise<Response> {
+    let response: Response;
+    try {
+      response = await this.sendWithFetch(fetch, post);
+    } catch (error) {
+      throw this.sendError(error, post.signal);
+    }
+    if (response.status >= 200 && response.status <= 299) return response;
+    throw this.statusError(response.status, await response.text().catch(messageOf), response.headers);
   }
 
   /**
@@ -238,9 +210,8 @@ export class UpstreamHttp {
   }
 
   /** The SDKs' status error: the body's JSON when it parses, else its text as the message. */
-  private async statusError(answer: Answer): Promise<Error> {
-    const text = await answer.text().catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
+  private statusError(status: number, text: string, headers: Headers): Error {
     const json = safeJson(text);
-    return this.errors.status(answer.status, json as object | undefined, json ? undefined : text, answer.headers());
+    return this.errors.status(status, json as object | undefined, json ? undefined : text, headers);
   }
 }

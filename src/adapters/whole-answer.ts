@@ -13,6 +13,7 @@
  */
 import type { IncomingHttpHeaders } from "node:http";
 import type { Dispatcher } from "undici";
+import { AbortableHandler, abortReason } from "./abortable-handler.ts";
 
 /** A whole answer: its status, its headers as undici parses them, its body's bytes. */
 export interface WholeAnswer {
@@ -35,28 +36,17 @@ export class BodyFailure extends Error {
 type Resolve = (answer: WholeAnswer) => void;
 type Reject = (error: unknown) => void;
 
-class WholeAnswerHandler implements Dispatcher.DispatchHandler {
+class WholeAnswerHandler extends AbortableHandler {
   private status = 0;
   private headers: IncomingHttpHeaders = {};
   private readonly chunks: Buffer[] = [];
-  private controller: Dispatcher.DispatchController | undefined;
-  private readonly onAbort: (() => void) | undefined;
 
   constructor(
     private readonly resolve: Resolve,
     private readonly reject: Reject,
-    private readonly signal: AbortSignal | undefined,
+    signal: AbortSignal | undefined,
   ) {
-    if (signal) {
-      this.onAbort = () => this.controller?.abort(reasonOf(signal));
-      signal.addEventListener("abort", this.onAbort, { once: true });
-    }
-  }
-
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    // Called again when undici retries the request on a fresh connection.
-    this.controller = controller;
-    if (this.signal?.aborted) controller.abort(reasonOf(this.signal));
+    super(signal);
   }
 
   onResponseStart(_controller: Dispatcher.DispatchController, status: number, headers: IncomingHttpHeaders): void {
@@ -80,21 +70,12 @@ class WholeAnswerHandler implements Dispatcher.DispatchHandler {
     this.stopListening();
     this.reject(this.status === 0 ? error : new BodyFailure(error, this.status, this.headers));
   }
-
-  private stopListening(): void {
-    if (this.onAbort) this.signal!.removeEventListener("abort", this.onAbort);
-  }
-}
-
-/** What the request is aborted with when the caller's signal fires (its reason, as undici's `request` does). */
-function reasonOf(signal: AbortSignal): Error {
-  return signal.reason instanceof Error ? signal.reason : new DOMException("This operation was aborted", "AbortError");
 }
 
 /** Sends `options` on `dispatcher` and reads the whole answer. */
 export function wholeAnswer(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, signal: AbortSignal | undefined): Promise<WholeAnswer> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) reject(reasonOf(signal));
+    if (signal?.aborted) reject(abortReason(signal));
     else dispatcher.dispatch(options, new WholeAnswerHandler(resolve, reject, signal));
   });
 }
