@@ -17,6 +17,7 @@
  * often arrives in one read).
  */
 import { createParser } from "eventsource-parser";
+import { Utf8Decoder } from "../core/utf8-decoder.ts";
 
 export interface SseEvent {
   /** The `event:` field, when the event has one. */
@@ -91,7 +92,7 @@ export async function* sseBatches<T>(
   options: SseOptions = {},
 ): AsyncGenerator<T[]> {
   const reader = "getReader" in body ? webSource(body) : body;
-  const decoder = new TextDecoder();
+  const decoder = new Utf8Decoder();
   const pending: SseEvent[] = [];
   const parser = createParser({ onEvent: ({ event, data }) => pending.push({ event, data }) });
   let ended = false;
@@ -102,13 +103,13 @@ export async function* sseBatches<T>(
       const read = await reader.read();
       if (read.done) {
         ended = true;
-        const tail = decoder.decode();
+        const tail = decoder.end();
         if (tail !== "") lastText = tail;
         // A body ending in "\r" (which a next read could have turned into "\r\n") gets its line
         // end settled; an event without its blank line stays unterminated, as with the SDKs.
         parser.feed(lastText.endsWith("\r") ? `${tail}\n` : tail);
       } else {
-        const text = decoder.decode(read.value, { stream: true });
+        const text = decoder.write(read.value);
         if (text !== "") lastText = text;
         parser.feed(text);
       }

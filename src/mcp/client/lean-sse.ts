@@ -18,6 +18,7 @@ import type { Readable } from "node:stream";
 import { isJSONRPCErrorResponse, isJSONRPCResultResponse, parseJSONRPCMessage, type JSONRPCMessage, type StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { claimNodeBody, failure } from "../../core/fast-fetch.ts";
+import { Utf8Decoder } from "../../core/utf8-decoder.ts";
 
 /** What the SDK passes its stream handler (its StartSSEOptions plus the request stream's end). */
 interface SseStreamOptions {
@@ -53,7 +54,7 @@ export function readEventStreamsDirectly(transport: StreamableHTTPClientTranspor
 /** The events of a Node stream of UTF-8 text, through the parser; settles when it ends or fails. */
 function parseEvents(body: Readable, signal: AbortSignal | undefined, onEvent: (event: EventSourceMessage) => void, onRetry: (ms: number) => void): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    const decoder = new TextDecoder();
+    const decoder = new Utf8Decoder();
     const parser = createParser({ onEvent, onRetry });
     // A callback of the transport's that throws (onresumptiontoken, onerror) ends the stream as a
     // stream failure, as in the SDK's reader (not as an uncaught exception from a listener).
@@ -68,9 +69,9 @@ function parseEvents(body: Readable, signal: AbortSignal | undefined, onEvent: (
         return false;
       }
     };
-    body.on("data", (chunk: Buffer) => void fed(decoder.decode(chunk, { stream: true })));
+    body.on("data", (chunk: Buffer) => void fed(decoder.write(chunk)));
     body.once("end", () => {
-      if (fed(decoder.decode())) resolve();
+      if (fed(decoder.end())) resolve();
     });
     body.once("error", (error) => reject(failure(error, signal)));
   });
