@@ -18,16 +18,13 @@ beforeAll(async () => {
       mcpServers: {},
       providers: {
         fake: { type: "openai", baseURL: `${upstream.url}/v1` },
-        silent: { type: "openai", baseURL: `${silent.url}/v1` },
       },
-      models: { slow: { model: "silent/m" } },
       gateway: {
         apiKeys: ["${GW_KEY}"],
         maxBodyBytes: 2048,
         maxMessages: 3,
         maxJsonDepth: 8,
         maxConcurrentRequests: 2,
-        requestTimeoutMs: 300,
         retries: { attempts: 1 },
       },
     },
@@ -77,16 +74,36 @@ describe("limits", () => {
     await expectError(await post({ ...hi, messages }), 400, { code: "too_many_messages", param: "messages" });
   });
 
-  it("ends a request that outlives its deadline with 504", async () => {
-    await expectError(await post({ model: "slow", messages: [{ role: "user", content: "hi" }] }), 504, { type: "timeout_error", code: "request_timeout" });
-  });
-
 });
 
 /**
- * Concurrency on a gateway of its own, whose deadline is far away: a held stream keeps its slot
- * until the test releases it. (On the shared gateway its 300 ms deadline freed the slots before a
- * busy machine got to the refused request, and a slot still held failed the next test with 429.)
+ * The deadline on a gateway of its own: on the shared one its 300 ms also bounded the other
+ * tests' calls, and a busy machine's first (cold) call could outlive it.
+ */
+describe("requestTimeoutMs", () => {
+  let deadlined: RunningGateway;
+  beforeAll(async () => {
+    deadlined = await startGateway({
+      mcpServers: {},
+      providers: { silent: { type: "openai", baseURL: `${silent.url}/v1` } },
+      models: { slow: { model: "silent/m" } },
+      gateway: { requestTimeoutMs: 300, retries: { attempts: 1 } },
+    });
+  });
+  afterAll(async () => {
+    await deadlined?.close();
+  });
+
+  it("ends a request that outlives its deadline with 504", async () => {
+    const response = await fetch(`${deadlined.url}/v1/chat/completions`, { method: "POST", body: JSON.stringify({ model: "slow", messages: [{ role: "user", content: "hi" }] }) });
+    await expectError(response, 504, { type: "timeout_error", code: "request_timeout" });
+  });
+});
+
+/**
+ * Concurrency on a gateway of its own: a held stream keeps its slot until the test releases it.
+ * (With a 300 ms deadline the slots were freed before a busy machine got to the refused request,
+ * and on the shared gateway a slot still held failed the next test with 429.)
  */
 describe("maxConcurrentRequests: one budget for /v1 and /mcp", () => {
   let capped: RunningGateway;
