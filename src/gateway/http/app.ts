@@ -17,9 +17,10 @@ import { KeyLimits } from "../shared/key-limits.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { ChatDeps } from "../shared/deps.ts";
 import { doorHandler } from "../shared/handler.ts";
-import { apiKeyAuth } from "./auth.ts";
+import { checkThen } from "./admission.ts";
+import { apiKeyAuth, keyCheck } from "./auth.ts";
 import { errorResponse } from "./errors.ts";
-import { hostGuard } from "./host-guard.ts";
+import { hostCheck, hostGuard } from "./host-guard.ts";
 import { keyLimitsGate, keyLimitsOn } from "./key-limits.ts";
 import { gatewayConcurrencyCap } from "./limits.ts";
 import { requestIdFrom } from "./request-id.ts";
@@ -61,8 +62,9 @@ export interface AppDeps extends ChatDeps {
  * The request's id (and, with tracing off, the client's trace context, which still reaches the
  * MCP servers the request calls; with tracing on the request's span does), and Anthropic's
  * protocol on its routes (and on any /v1 route asked in it: `anthropic-version`): errors in its
- * shape, and its `request-id` header beside ours. One middleware, not two: each layer of Hono's
- * compose costs about 4 µs per request (docs/performance.md).
+ * shape, and its `request-id` header beside ours; on the front doors, the request's observation
+ * (`observe`: metrics and the web view). One middleware, not three: each layer of Hono's compose
+ * costs about 4 µs per request (docs/performance.md).
  *
  * The async request context (src/core/request-context.ts) is entered only where something reads
  * it: Node 20's AsyncLocalStorage turns on a promise hook for the whole process once entered,
@@ -73,7 +75,7 @@ export interface AppDeps extends ChatDeps {
  *   doors hand the trace context to their tool calls (`traceCarrier`, the handler's LoopRun);
  *   only /mcp, whose forwarded requests read it from the context, enters it for a trace context.
  */
-function requestContext(logger: Logger): MiddlewareHandler {
+function requestContext(logger: Logger, observe?: MiddlewareHandler): MiddlewareHandler {
   return async (c, next) => {
     const id = requestIdFrom(c.req.header("x-request-id"));
     c.set("requestId" as never, id as never);
@@ -83,8 +85,10 @@ function requestContext(logger: Logger): MiddlewareHandler {
     if (anthropic) c.set("errorFormat" as never, anthropicErrorFormat as never);
     const trace = tracingOn() ? undefined : traceCarrierFrom(c.req.header("traceparent"), c.req.header("tracestate"));
     if (trace) c.set("traceCarrier" as never, trace as never);
-    if (logger.isLevelEnabled("debug") || (trace && !door)) await withRequestId(id, next, trace);
-    else await next();
+    // The front doors' observation runs in this layer (one layer less: ./admission.ts says why).
+    const run = door && observe ? () => observe(c, next) : next;
+    if (logger.isLevelEnabled("debug") || (trace && !door)) await withRequestId(id, run, trace);
+    else await run();
     c.res.headers.set("x-request-id", id);
     if (anthropic) c.res.headers.set("request-id", id);
   };
@@ -114,27 +118,31 @@ export function createApp(appDeps: AppDeps): Hono {
   // The key limits' counters: the gateway's store (given by the runtime), else this process's.
   const deps: AppDeps = appDeps.limits ? appDeps : { ...appDeps, limits: new KeyLimits(new MemoryBackend().counters, appDeps.logger) };
   const app = new Hono();
-  app.use(requestContext(deps.logger));
+  // Every front-door request is observed from the first layer on: refusals by auth and limits count too.
+  app.use(requestContext(deps.logger, deps.observability && observeRequests(deps.observability, deps.config)));
   // Claude Code's connectivity probe (HEAD), sent without a key.
   app.get("/api/hello", (c) => c.body(null, 200));
-  // Every front-door request is observed from here on: refusals by auth and limits count too.
-  if (deps.observability) app.use("/v1/*", observeRequests(deps.observability, deps.config));
   // Before the host guard and the keys: a browser's preflight carries neither a key nor a body.
   if (deps.config.gateway.corsOrigins.length > 0) app.use("/v1/*", corsFor(deps.config.gateway.corsOrigins));
+  const keyed = deps.config.gateway.apiKeys.length > 0;
   const auth = apiKeyAuth(deps.config.gateway.apiKeys, deps.logger);
-  if (deps.config.gateway.apiKeys.length === 0) {
+  if (!keyed) {
     const guard = hostGuard(deps.config);
-    app.use("/v1/*", guard);
     app.use("/health", guard);
     app.use("/ready", guard);
   }
   // /metrics and /ui's data: key holders only when keys are set (like /health's details), else the Host/Origin guard.
-  if (deps.observability) mountObserveRoutes(app, { observability: deps.observability, config: deps.config, guard: deps.config.gateway.apiKeys.length === 0 ? hostGuard(deps.config) : auth });
-  // Bodies are read (and capped at gateway.maxBodyBytes) by the routes that take one. Only what
-  // this configuration needs is mounted: without keys the host guard above stands in for auth.
-  if (deps.config.gateway.apiKeys.length > 0) app.use("/v1/*", auth);
-  if (keyLimitsOn(deps.config)) app.use("/v1/*", keyLimitsGate(deps.config, deps.limits!, deps.logger));
-  app.use("/v1/*", gatewayConcurrencyCap(deps.config));
+  if (deps.observability) mountObserveRoutes(app, { observability: deps.observability, config: deps.config, guard: keyed ? auth : hostGuard(deps.config) });
+  // /v1's admission: the gateway key when keys are set, else the Host/Origin guard standing in
+  // for it; then the key's limits (when a key has any) and the concurrency cap. The check runs in
+  // the layer of the gate after it (./admission.ts). Bodies are read (and capped at
+  // gateway.maxBodyBytes) by the routes that take one.
+  const admit = keyed ? keyCheck(deps.config.gateway.apiKeys, deps.logger) : hostCheck(deps.config);
+  const cap = gatewayConcurrencyCap(deps.config);
+  if (keyLimitsOn(deps.config)) {
+    app.use("/v1/*", checkThen(admit, keyLimitsGate(deps.config, deps.limits!, deps.logger)));
+    app.use("/v1/*", cap);
+  } else app.use("/v1/*", checkThen(admit, cap));
   app.post("/v1/chat/completions", doorHandler(chatCompletionsDoor(deps.config), deps));
   app.post("/v1/messages", doorHandler(messagesDoor(deps.config, deps.providers), deps));
   app.post("/v1/messages/count_tokens", countTokensHandler(deps));

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";
 import { GatewayError } from "../../core/index.ts";
 import type { Logger } from "../../core/logger.ts";
+import { checkLayer, type Check } from "./admission.ts";
 import { errorResponse } from "./errors.ts";
 import { requestIdOf } from "./request-id.ts";
 
@@ -23,25 +24,28 @@ export function callerKey(c: Context): string | undefined {
  * with timingSafeEqual, so neither content nor length leaks through timing.
  */
 export function apiKeyAuth(keys: readonly string[], logger?: Logger): MiddlewareHandler {
+  return checkLayer(keyCheck(keys, logger));
+}
+
+/** apiKeyAuth's check alone, to run inside another layer (./admission.ts). */
+export function keyCheck(keys: readonly string[], logger?: Logger): Check {
   const expected = keys.map(digest);
-  return async (c, next) => {
-    if (expected.length === 0) return next();
+  return (c) => {
+    if (expected.length === 0) return undefined;
     const key = callerKey(c);
     const given = key === undefined ? undefined : digest(key);
     let ok = false;
     for (const candidate of expected) if (given && timingSafeEqual(candidate, given)) ok = true;
-    if (!ok) {
-      // Said in the log each time: some clients (Claude Code) retry a 401 many times over.
-      logger?.warn({ requestId: requestIdOf(c), path: c.req.path, presented: key !== undefined }, key !== undefined ? "refused: invalid API key" : "refused: no API key");
-      return errorResponse(
-        c,
-        new GatewayError(key !== undefined ? "Invalid API key" : "Missing API key: send Authorization: Bearer <key> or x-api-key: <key>", {
-          status: 401,
-          type: "authentication_error",
-          code: "invalid_api_key",
-        }),
-      );
-    }
-    return next();
+    if (ok) return undefined;
+    // Said in the log each time: some clients (Claude Code) retry a 401 many times over.
+    logger?.warn({ requestId: requestIdOf(c), path: c.req.path, presented: key !== undefined }, key !== undefined ? "refused: invalid API key" : "refused: no API key");
+    return errorResponse(
+      c,
+      new GatewayError(key !== undefined ? "Invalid API key" : "Missing API key: send Authorization: Bearer <key> or x-api-key: <key>", {
+        status: 401,
+        type: "authentication_error",
+        code: "invalid_api_key",
+      }),
+    );
   };
 }

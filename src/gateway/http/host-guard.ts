@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import type { GatewayConfig } from "../../core/config/index.ts";
 import { GatewayError } from "../../core/index.ts";
 import { hostAllowed, originAllowed } from "../mcp-server/http.ts";
+import { checkLayer, type Check } from "./admission.ts";
 import { errorResponse } from "./errors.ts";
 
 /**
@@ -10,7 +11,12 @@ import { errorResponse } from "./errors.ts";
  * user's browser. Only loopback Host/Origin values pass, plus the configured allow-lists.
  */
 export function hostGuard(config: GatewayConfig): MiddlewareHandler {
-  return async (c, next) => {
+  return checkLayer(hostCheck(config));
+}
+
+/** hostGuard's check alone, to run inside another layer (./admission.ts). */
+export function hostCheck(config: GatewayConfig): Check {
+  return (c) => {
     const host = c.req.header("host");
     const origin = c.req.header("origin");
     if (!hostAllowed(host, config.gateway.allowedHosts)) {
@@ -20,6 +26,6 @@ export function hostGuard(config: GatewayConfig): MiddlewareHandler {
     if (!originAllowed(origin, [...config.gateway.allowedOrigins, ...config.gateway.corsOrigins])) {
       return errorResponse(c, new GatewayError(`Origin "${origin}" is not allowed (add it to gateway.allowedOrigins, or set gateway.apiKeys)`, { status: 403, type: "permission_error", code: "origin_not_allowed" }));
     }
-    return next();
+    return undefined;
   };
 }
