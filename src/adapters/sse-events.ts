@@ -40,7 +40,7 @@ export interface SseOptions {
 
 /**
  * The bytes of a body, read one chunk at a time: a web ReadableStream (fetch), or the transport's
- * Node stream (./upstream-http.ts), without wrapping one in the other (a web stream per call
+ * own reader (./streamed-answer.ts), without wrapping one in the other (a web stream per call
  * costs more than the decoding of a short answer).
  */
 export interface ByteSource {

@@ -84,9 +84,16 @@ class StreamedAnswerHandler extends AbortableHandler implements ByteSource {
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
     this.stopListening();
-    if (!this.headed) this.head.reject(error);
+    if (!this.headed) {
+      this.head.reject(error);
+      return;
+    }
+    // What came before the failure is dropped, as a destroyed Readable drops its buffer: after an
+    // abort (the client gone, the idle clock, the deadline) no more events go on.
+    this.queue = [];
+    this.queued = 0;
     // After cancel() the body's failure is the cancel's.
-    else if (!this.failed) this.fail(this.failure(error));
+    if (!this.failed) this.fail(this.failure(error));
   }
 
   // --- the reader's side (ByteSource) ---

@@ -4,6 +4,7 @@
  * a stream can end.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { getEventListeners } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -96,11 +97,16 @@ describe("openStream", () => {
     for (let i = 0; i < 128; i++) writes.push(written(res, piece));
     res.end();
     let length = 0;
+    let largest = 0;
     for (let read = await head.body.read(); !read.done; read = await head.body.read()) {
       length += read.value.length;
+      largest = Math.max(largest, read.value.length);
       await new Promise((resolve) => setImmediate(resolve));
     }
     expect(length).toBe(128 * piece.length);
+    // Paused at 64 KB queued: a read takes at most that and one more socket read (without the
+    // pause, a slow reader's read took hundreds of KB at once).
+    expect(largest).toBeLessThanOrEqual(192 * 1024);
     await Promise.all(writes);
   });
 
@@ -162,6 +168,29 @@ describe("openStream", () => {
     res.socket!.destroy();
     const failure = (await read.catch((error: unknown) => error)) as { tagged: unknown };
     expect(failure.tagged).toBeInstanceOf(errors.SocketError);
+  });
+
+  it("bytes queued when the body fails are dropped: the next read rejects, as a destroyed Readable's", async () => {
+    const exchange = nextExchange();
+    const controller = new AbortController();
+    const opening = openStream(dispatcher, options(), controller.signal, tag);
+    const { res } = await exchange;
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.flushHeaders();
+    const head = await opening;
+    // Queued (nobody reads) once undici has parsed it: seen on the diagnostics channel's body event.
+    const parsed = new Promise<void>((resolve) => {
+      const onBody = () => {
+        unsubscribe("undici:request:bodyChunkReceived", onBody);
+        setImmediate(resolve);
+      };
+      subscribe("undici:request:bodyChunkReceived", onBody);
+    });
+    await written(res, "data: 1\n\n");
+    await parsed;
+    const reason = new Error("client gone");
+    controller.abort(reason);
+    await expect(head.body.read()).rejects.toEqual({ tagged: reason });
   });
 
   it("no head within headersTimeout: undici's HeadersTimeoutError", async () => {

@@ -110,13 +110,16 @@ describe("wholeAnswer", () => {
     // Aborted once undici has read the head (it publishes it, then hands it to the handler).
     const onHeaders = () => setImmediate(() => controller.abort(reason));
     subscribe("undici:request:headers", onHeaders);
-    res.write('{"partial":');
-    const failure = await answer.catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(BodyFailure);
-    expect((failure as BodyFailure).cause).toBe(reason);
-    expect((failure as BodyFailure).status).toBe(200);
-    expect((failure as BodyFailure).headers["content-type"]).toBe("application/json");
-    unsubscribe("undici:request:headers", onHeaders);
+    try {
+      res.write('{"partial":');
+      const failure = await answer.catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(BodyFailure);
+      expect((failure as BodyFailure).cause).toBe(reason);
+      expect((failure as BodyFailure).status).toBe(200);
+      expect((failure as BodyFailure).headers["content-type"]).toBe("application/json");
+    } finally {
+      unsubscribe("undici:request:headers", onHeaders);
+    }
   });
 
   it("the server cutting the body: a BodyFailure caused by undici's socket error", async () => {

@@ -87,8 +87,14 @@ function requestContext(logger: Logger, observe?: MiddlewareHandler): Middleware
     if (trace) c.set("traceCarrier" as never, trace as never);
     // The front doors' observation runs in this layer (one layer less: ./admission.ts says why).
     const run = door && observe ? () => observe(c, next) : next;
-    if (logger.isLevelEnabled("debug") || (trace && !door)) await withRequestId(id, run, trace);
-    else await run();
+    try {
+      if (logger.isLevelEnabled("debug") || (trace && !door)) await withRequestId(id, run, trace);
+      else await run();
+    } catch (error) {
+      // What escapes the layers inside (the observation's own failure, now in this layer) is
+      // answered as app.onError answers it, with the request id below.
+      c.res = errorResponse(c, error);
+    }
     c.res.headers.set("x-request-id", id);
     if (anthropic) c.res.headers.set("request-id", id);
   };
