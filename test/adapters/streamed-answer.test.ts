@@ -3,44 +3,32 @@
  * ByteSource) against a real local HTTP server: what reads hand over, backpressure, and each way
  * a stream can end.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { getEventListeners } from "node:events";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { Agent, errors } from "undici";
-import { openStream } from "../../src/adapters/streamed-answer.ts";
+import type { ServerResponse } from "node:http";
+import { errors } from "undici";
+import { openStream, type StreamHead } from "../../src/adapters/streamed-answer.ts";
 import type { ByteSource } from "../../src/adapters/sse-events.ts";
+import { undiciUpstream } from "../helpers/undici-upstream.ts";
 
-let server: Server;
-let origin = "";
-let handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => res.end();
-const dispatcher = new Agent();
-
-beforeAll(async () => {
-  server = createServer((req, res) => {
-    req.resume();
-    req.on("end", () => handler(req, res));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-
-afterAll(async () => {
-  await dispatcher.close();
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-});
+const upstream = undiciUpstream();
+const { dispatcher } = upstream;
 
 const post = { path: "/v1/stream", method: "POST" as const, headers: { "content-type": "application/json" }, body: "{}" };
-const options = () => ({ ...post, origin });
+const options = () => ({ ...post, origin: upstream.origin });
 /** What the transport passes: the failure as fetch would report it (here: tagged, to be recognised). */
 const tag = (error: unknown) => ({ tagged: error });
 
-function nextExchange(): Promise<{ req: IncomingMessage; res: ServerResponse }> {
-  return new Promise((resolve) => {
-    handler = (req, res) => resolve({ req, res });
-  });
+
+/** A stream opened with `signal`, its head (an event stream) in, and the server's response to drive. */
+async function openedEventStream(signal?: AbortSignal): Promise<{ res: ServerResponse; head: StreamHead }> {
+  const exchange = upstream.nextResponse();
+  const opening = openStream(dispatcher, options(), signal, tag);
+  const res = await exchange;
+  res.writeHead(200, { "content-type": "text/event-stream" });
+  res.flushHeaders();
+  return { res, head: await opening };
 }
 
 /** Writes `text` and resolves once the server's socket has handed it to the kernel. */
@@ -54,9 +42,9 @@ async function readText(body: ByteSource): Promise<string> {
 
 describe("openStream", () => {
   it("opens once the head is in, then hands each chunk to the read waiting for it, and ends", async () => {
-    const exchange = nextExchange();
+    const exchange = upstream.nextResponse();
     const opening = openStream(dispatcher, options(), undefined, tag);
-    const { res } = await exchange;
+    const res = await exchange;
     res.writeHead(200, { "content-type": "text/event-stream", "x-one": "1" });
     res.flushHeaders();
     const head = await opening;
@@ -73,9 +61,9 @@ describe("openStream", () => {
   });
 
   it("chunks that came while nobody read are handed over together, in order", async () => {
-    const exchange = nextExchange();
+    const exchange = upstream.nextResponse();
     const opening = openStream(dispatcher, options(), undefined, tag);
-    const { res } = await exchange;
+    const res = await exchange;
     res.writeHead(200, { "content-type": "text/event-stream" });
     for (let i = 0; i < 20; i++) res.write(`data: ${i}\n\n`);
     res.end();
@@ -85,9 +73,9 @@ describe("openStream", () => {
   });
 
   it("a body far larger than its high-water mark arrives whole while the reader is slow (paused, then resumed)", async () => {
-    const exchange = nextExchange();
+    const exchange = upstream.nextResponse();
     const opening = openStream(dispatcher, options(), undefined, tag);
-    const { res } = await exchange;
+    const res = await exchange;
     const piece = "x".repeat(16 * 1024);
     res.writeHead(200, { "content-type": "application/octet-stream" });
     res.flushHeaders();
@@ -111,10 +99,10 @@ describe("openStream", () => {
   });
 
   it("aborted before the head: rejected with the signal's reason", async () => {
-    const exchange = nextExchange();
+    const exchange = upstream.nextResponse();
     const controller = new AbortController();
     const opening = openStream(dispatcher, options(), controller.signal, tag);
-    const { res } = await exchange;
+    const res = await exchange;
     const reason = new Error("client gone");
     controller.abort(reason);
     await expect(opening).rejects.toBe(reason);
@@ -123,14 +111,9 @@ describe("openStream", () => {
   });
 
   it("aborted while a read waits: the read rejects with the failure made of the reason, and the connection is closed", async () => {
-    const exchange = nextExchange();
     const controller = new AbortController();
-    const opening = openStream(dispatcher, options(), controller.signal, tag);
-    const { req, res } = await exchange;
-    res.writeHead(200, { "content-type": "text/event-stream" });
-    res.flushHeaders();
-    const head = await opening;
-    const closed = new Promise<void>((resolve) => req.socket.once("close", () => resolve()));
+    const { res, head } = await openedEventStream(controller.signal);
+    const closed = new Promise<void>((resolve) => res.socket!.once("close", () => resolve()));
     const read = head.body.read();
     const reason = new Error("idle");
     controller.abort(reason);
@@ -140,14 +123,9 @@ describe("openStream", () => {
   });
 
   it("cancel() rejects a waiting read, closes the connection and leaves the signal alone", async () => {
-    const exchange = nextExchange();
     const controller = new AbortController();
-    const opening = openStream(dispatcher, options(), controller.signal, tag);
-    const { req, res } = await exchange;
-    res.writeHead(200, { "content-type": "text/event-stream" });
-    res.flushHeaders();
-    const head = await opening;
-    const closed = new Promise<void>((resolve) => req.socket.once("close", () => resolve()));
+    const { res, head } = await openedEventStream(controller.signal);
+    const closed = new Promise<void>((resolve) => res.socket!.once("close", () => resolve()));
     const read = head.body.read();
     head.body.cancel();
     await expect(read).rejects.toMatchObject({ tagged: expect.any(Error) });
@@ -157,9 +135,9 @@ describe("openStream", () => {
   });
 
   it("the server cutting the body: the read rejects with the failure made of undici's socket error", async () => {
-    const exchange = nextExchange();
+    const exchange = upstream.nextResponse();
     const opening = openStream(dispatcher, options(), undefined, tag);
-    const { res } = await exchange;
+    const res = await exchange;
     res.writeHead(200, { "content-type": "text/event-stream" });
     await written(res, "data: 1\n\n");
     const head = await opening;
@@ -171,13 +149,8 @@ describe("openStream", () => {
   });
 
   it("bytes queued when the body fails are dropped: the next read rejects, as a destroyed Readable's", async () => {
-    const exchange = nextExchange();
     const controller = new AbortController();
-    const opening = openStream(dispatcher, options(), controller.signal, tag);
-    const { res } = await exchange;
-    res.writeHead(200, { "content-type": "text/event-stream" });
-    res.flushHeaders();
-    const head = await opening;
+    const { res, head } = await openedEventStream(controller.signal);
     // Queued (nobody reads) once undici has parsed it: seen on the diagnostics channel's body event.
     const parsed = new Promise<void>((resolve) => {
       const onBody = () => {
@@ -194,9 +167,9 @@ describe("openStream", () => {
   });
 
   it("no head within headersTimeout: undici's HeadersTimeoutError", async () => {
-    const exchange = nextExchange();
+    const exchange = upstream.nextResponse();
     const opening = openStream(dispatcher, { ...options(), headersTimeout: 50 }, undefined, tag);
-    const { res } = await exchange;
+    const res = await exchange;
     await expect(opening).rejects.toBeInstanceOf(errors.HeadersTimeoutError);
     res.destroy();
   });

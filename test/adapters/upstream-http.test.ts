@@ -5,30 +5,23 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { ServerResponse } from "node:http";
 import { Agent } from "undici";
 import { UpstreamHttp, type SdkErrors } from "../../src/adapters/upstream-http.ts";
+import { startFakeUpstream, type FakeUpstream, type RecordedRequest } from "../helpers/fake-upstream.ts";
 
-type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+type Handler = (req: RecordedRequest, res: ServerResponse) => void;
 const routes = new Map<string, Handler>();
-let server: Server;
-let base = "";
+let upstream: FakeUpstream;
 const dispatcher = new Agent();
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    req.resume();
-    req.on("end", () => routes.get(req.url ?? "")?.(req, res));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  upstream = await startFakeUpstream((req, res) => routes.get(req.path)?.(req, res));
 });
 
 afterAll(async () => {
   await dispatcher.close();
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await upstream.close();
 });
 
 /** SDK errors that say which way the call failed, with what the transport handed over. */
@@ -69,7 +62,7 @@ let counter = 0;
 function route(handler: Handler): string {
   const path = `/r${++counter}`;
   routes.set(path, handler);
-  return `${base}${path}`;
+  return `${upstream.url}${path}`;
 }
 
 const cases: Record<string, Handler> = {
@@ -90,7 +83,7 @@ const cases: Record<string, Handler> = {
     setImmediate(() => res.socket!.destroy());
   },
   "no answer within the timeout": () => undefined,
-  "the connection closed before an answer": (req) => req.socket.destroy(),
+  "the connection closed before an answer": (_req, res) => res.socket!.destroy(),
 };
 
 describe("UpstreamHttp: each way a call ends, as over fetch", () => {

@@ -2,50 +2,24 @@
  * The transport's whole-answer reader (undici `dispatch` with its own handler) against a real
  * local HTTP server: what it hands over, and each way a call can fail.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { getEventListeners } from "node:events";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { Agent, errors } from "undici";
+import { errors } from "undici";
 import { BodyFailure, bodyText, wholeAnswer } from "../../src/adapters/whole-answer.ts";
+import { undiciUpstream } from "../helpers/undici-upstream.ts";
 
-type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+const upstream = undiciUpstream();
+const { dispatcher } = upstream;
 
-let server: Server;
-let origin = "";
-let handler: Handler = (_req, res) => res.end();
-const dispatcher = new Agent();
+const post = (body = "{}") => ({ origin: upstream.origin, path: "/v1/x", method: "POST" as const, headers: { "content-type": "application/json" }, body });
 
-beforeAll(async () => {
-  server = createServer((req, res) => {
-    req.resume();
-    req.on("end", () => handler(req, res));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-
-afterAll(async () => {
-  await dispatcher.close();
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-});
-
-const post = (body = "{}") => ({ origin, path: "/v1/x", method: "POST" as const, headers: { "content-type": "application/json" }, body });
-
-/** The server's side of the next request: resolves with its response once the request is in. */
-function nextExchange(): Promise<{ req: IncomingMessage; res: ServerResponse }> {
-  return new Promise((resolve) => {
-    handler = (req, res) => resolve({ req, res });
-  });
-}
 
 describe("wholeAnswer", () => {
   it("hands over the status, the parsed headers and every chunk of the body, in order", async () => {
-    const exchange = nextExchange();
+    const exchange = upstream.nextResponse();
     const answer = wholeAnswer(dispatcher, post(), undefined);
-    const { res } = await exchange;
+    const res = await exchange;
     res.writeHead(201, { "content-type": "application/json; charset=utf-8", "x-one": "1" });
     res.write('{"a":');
     res.write('"é",');
@@ -58,10 +32,10 @@ describe("wholeAnswer", () => {
   });
 
   it("reads an empty body as an empty buffer", async () => {
-    handler = (_req, res) => {
+    upstream.handle((_req, res) => {
       res.writeHead(204);
       res.end();
-    };
+    });
     const answer = await wholeAnswer(dispatcher, post(), undefined);
     expect(answer.status).toBe(204);
     expect(answer.body.length).toBe(0);
@@ -74,10 +48,10 @@ describe("wholeAnswer", () => {
 
   it("a signal aborted before the call: rejected with its reason, nothing sent", async () => {
     let sent = 0;
-    handler = (_req, res) => {
+    upstream.handle((_req, res) => {
       sent++;
       res.end();
-    };
+    });
     const controller = new AbortController();
     const reason = new Error("client gone");
     controller.abort(reason);
@@ -88,11 +62,11 @@ describe("wholeAnswer", () => {
   });
 
   it("aborted while waiting for the headers: rejected with the reason, and the server sees the connection close", async () => {
-    const exchange = nextExchange();
+    const exchange = upstream.nextResponse();
     const controller = new AbortController();
     const answer = wholeAnswer(dispatcher, post(), controller.signal);
-    const { req } = await exchange;
-    const closed = new Promise<void>((resolve) => req.socket.once("close", () => resolve()));
+    const res = await exchange;
+    const closed = new Promise<void>((resolve) => res.socket!.once("close", () => resolve()));
     const reason = new Error("deadline");
     controller.abort(reason);
     await expect(answer).rejects.toBe(reason);
@@ -101,10 +75,10 @@ describe("wholeAnswer", () => {
   });
 
   it("aborted while the body comes: a BodyFailure with the reason and the head already in", async () => {
-    const exchange = nextExchange();
+    const exchange = upstream.nextResponse();
     const controller = new AbortController();
     const answer = wholeAnswer(dispatcher, post(), controller.signal);
-    const { res } = await exchange;
+    const res = await exchange;
     res.writeHead(200, { "content-type": "application/json" });
     const reason = new Error("client gone");
     // Aborted once undici has read the head (it publishes it, then hands it to the handler).
@@ -123,9 +97,9 @@ describe("wholeAnswer", () => {
   });
 
   it("the server cutting the body: a BodyFailure caused by undici's socket error", async () => {
-    const exchange = nextExchange();
+    const exchange = upstream.nextResponse();
     const answer = wholeAnswer(dispatcher, post(), undefined);
-    const { res } = await exchange;
+    const res = await exchange;
     res.writeHead(502, { "content-type": "application/json", "content-length": "100" });
     res.write('{"error":');
     setImmediate(() => res.socket!.destroy());
@@ -136,15 +110,15 @@ describe("wholeAnswer", () => {
   });
 
   it("no answer within headersTimeout: undici's HeadersTimeoutError, not a BodyFailure", async () => {
-    const exchange = nextExchange();
+    const exchange = upstream.nextResponse();
     const answer = wholeAnswer(dispatcher, { ...post(), headersTimeout: 50 }, undefined);
-    const { res } = await exchange;
+    const res = await exchange;
     await expect(answer).rejects.toBeInstanceOf(errors.HeadersTimeoutError);
     res.end();
   });
 
   it("leaves no listener on the caller's signal once the answer is in", async () => {
-    handler = (_req, res) => res.end("{}");
+    upstream.handle((_req, res) => void res.end("{}"));
     const controller = new AbortController();
     for (let i = 0; i < 3; i++) await wholeAnswer(dispatcher, post(), controller.signal);
     expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
