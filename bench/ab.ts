@@ -7,7 +7,13 @@
  *
  * BENCH_LATENCY=1 measures instead what the latency targets measure: p50 and time to first byte of
  * sequential requests on one connection (BENCH_REQUESTS of them per round, 2,000 by default).
+ *
+ * BENCH_PIN=1 (CPU rounds; needs `taskset`, util-linux) runs both gateways on the second core and
+ * the load and the fake upstream on the first: on a disturbed 2-core machine the rounds spread
+ * less (one day's runs: 0.33–0.37 ms pinned against 0.31–0.51 ms not). Latency is not comparable
+ * pinned (every request then crosses cores).
  */
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -45,6 +51,10 @@ const fakePort = await freePort();
 const fake = await start(process.execPath, [join(root, "bench", "fake-upstream.mjs")], { env: { PORT: String(fakePort) }, ready: /listening/, port: fakePort });
 const a = await gateway(resolve(dirA!), fakePort);
 const b = await gateway(resolve(dirB!), fakePort);
+if (process.env.BENCH_PIN === "1") {
+  for (const pid of [process.pid, fake.child.pid!]) pin(pid, 0);
+  for (const g of [a, b]) pin(g.child.pid!, 1);
+}
 const body = bodies[path]!(stream === "true");
 const headers = { "x-mcp-servers": "none", "anthropic-version": "2023-06-01" };
 try {
@@ -89,4 +99,10 @@ async function latencyRounds(a: Running, b: Running, body: string, headers: Reco
   }
   const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
   process.stdout.write(`median p50: A ${median(p50s.A).toFixed(3)} ms, B ${median(p50s.B).toFixed(3)} ms (B/A ${(median(p50s.B) / median(p50s.A)).toFixed(2)})\n`);
+}
+
+/** Every thread of `pid` on CPU `cpu` (BENCH_PIN). */
+function pin(pid: number, cpu: number): void {
+  const done = spawnSync("taskset", ["-apc", String(cpu), String(pid)], { stdio: "ignore" });
+  if (done.status !== 0) throw new Error(`taskset could not pin ${pid} (BENCH_PIN needs util-linux's taskset)`);
 }
