@@ -13,9 +13,10 @@
  */
 import type { Dispatcher } from "undici";
 import { failure, providerDispatcher, responseHeaders, targetOf } from "../core/fast-fetch.ts";
+import { utf8Text } from "../core/utf8-decoder.ts";
 import type { ByteSource } from "./sse-events.ts";
 import { openStream, type StreamHead } from "./streamed-answer.ts";
-import { BodyFailure, bodyText, wholeAnswer, type WholeAnswer } from "./whole-answer.ts";
+import { BodyFailure, wholeAnswer, type WholeAnswer } from "./whole-answer.ts";
 
 /** The SDK's error for each way a call fails (its classes, so the adapters map them as before). */
 export interface SdkErrors {
@@ -135,11 +136,11 @@ export class UpstreamHttp {
       throw cut;
     }
     const { status, headers, body } = answer;
-    if (status < 200 || status > 299) throw this.statusError(status, bodyText(body), responseHeaders(headers));
+    if (status < 200 || status > 299) throw this.statusError(status, utf8Text(body), responseHeaders(headers));
     if (status === 204) return null;
-    if (!isJson(firstValue(headers["content-type"]))) return bodyText(body);
+    if (!isJson(firstValue(headers["content-type"]))) return utf8Text(body);
     try {
-      return JSON.parse(bodyText(body)) as unknown;
+      return JSON.parse(utf8Text(body)) as unknown;
     } catch (error) {
       throw failure(error, post.signal);
     }
@@ -153,7 +154,7 @@ export class UpstreamHttp {
       throw this.sendError(error, post.signal);
     }
     if (head.status >= 200 && head.status <= 299) return new OpenedStream(head);
-    const text = await readAll(head.body).then(bodyText, messageOf);
+    const text = await readAll(head.body).then(utf8Text, messageOf);
     throw this.statusError(head.status, text, responseHeaders(head.headers));
   }
 

@@ -79,9 +79,3 @@ export function wholeAnswer(dispatcher: Dispatcher, options: Dispatcher.Dispatch
     else dispatcher.dispatch(options, new WholeAnswerHandler(resolve, reject, signal));
   });
 }
-
-/** The body as text, as fetch and undici decode it (UTF-8, a leading byte order mark dropped). */
-export function bodyText(body: Buffer): string {
-  const start = body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
-  return body.toString("utf8", start);
-}

@@ -1,5 +1,5 @@
 /**
- * UTF-8 bytes to text across chunk boundaries, as `new TextDecoder().decode(chunk, { stream: true })`
+ * UTF-8 bytes to text across chunk boundaries (and, with utf8Text, a whole body at once), as `new TextDecoder().decode(chunk, { stream: true })`
  * decodes them (a leading byte order mark dropped, a sequence split between chunks joined, bytes
  * that are not UTF-8 as U+FFFD), but with Node's StringDecoder.
  *
@@ -28,6 +28,15 @@ export class Utf8Decoder {
   private first(text: string): string {
     if (this.started || text === "") return text;
     this.started = true;
-    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+    return withoutBom(text);
   }
+}
+
+/** Whole UTF-8 bytes as text, as fetch and undici decode a body (a leading byte order mark dropped). */
+export function utf8Text(bytes: Buffer): string {
+  return withoutBom(bytes.toString("utf8"));
+}
+
+function withoutBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }

@@ -1,6 +1,6 @@
 /** Utf8Decoder decodes as TextDecoder's streaming mode does, for every way a text is cut into chunks. */
 import { describe, expect, it } from "vitest";
-import { Utf8Decoder } from "../../src/core/utf8-decoder.ts";
+import { Utf8Decoder, utf8Text } from "../../src/core/utf8-decoder.ts";
 
 /** TextDecoder's streaming decode: the reference. */
 function reference(chunks: Uint8Array[]): string {
@@ -51,5 +51,10 @@ describe("Utf8Decoder", () => {
     expect(decoder.write(Buffer.from("a"))).toBe("a");
     expect(decoder.write(new TextEncoder().encode("é"))).toBe("é");
     expect(decoder.end()).toBe("");
+  });
+
+  it("utf8Text drops a leading byte order mark from a body, as fetch does", () => {
+    expect(utf8Text(Buffer.from([0xef, 0xbb, 0xbf, 0x7b, 0x7d]))).toBe("{}");
+    expect(utf8Text(Buffer.from("{}"))).toBe("{}");
   });
 });

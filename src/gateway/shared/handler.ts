@@ -10,6 +10,7 @@ import { GatewayError, toGatewayError } from "../../core/index.ts";
 import { extend } from "../../core/extend.ts";
 import { callerKey } from "../http/auth.ts";
 import { abortWhenClientGone } from "../http/client-gone.ts";
+import { requestIdOf } from "../http/request-id.ts";
 import { directSseResponse } from "../http/direct-sse.ts";
 import { errorResponse } from "../http/errors.ts";
 import { jsonShapeProblem, type JsonLimits } from "../http/limits.ts";
@@ -99,7 +100,7 @@ function traceOf(c: Context): { trace?: TraceCarrier } {
 
 export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDeps) {
   return async (c: Context): Promise<Response> => {
-    const requestId = c.get("requestId") as string;
+    const requestId = requestIdOf(c)!;
     // The request id goes into each line's fields: a child logger per request costs more.
     const log = deps.logger;
     const started = performance.now();
