@@ -1,3 +1,4 @@
+import { requestAbortController } from "../core/abort-controller.ts";
 import type { GatewayError } from "../core/index.ts";
 import { abortedError, upstreamTimeoutError } from "./http-error.ts";
 
@@ -12,7 +13,8 @@ import { abortedError, upstreamTimeoutError } from "./http-error.ts";
  * socket does, for as long as the call is really in flight).
  */
 export class IdleAbort {
-  private readonly controller = new AbortController();
+  /** A light one on Node 20 (src/core/abort-controller.ts): one per streamed call. */
+  private readonly controller = requestAbortController();
   /** One timer per call, re-armed with refresh(): a new timer per chunk was measurable. */
   private timer: NodeJS.Timeout | undefined;
   private waiting = false;

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import type { ToolCallBlock, ToolDefinition, ToolProgress, ToolResultBlock, ToolResultContent } from "../core/index.ts";
+import { nativeSignal } from "../core/abort-controller.ts";
 import type { JsonSchema } from "../core/content.ts";
 import { normalizeSchema } from "../core/schema/index.ts";
 import type { SchemaTarget, ToolCallContext, ToolSet } from "../core/tools.ts";
@@ -86,7 +87,8 @@ export function localToolSet(tools: readonly LocalTool[]): ToolSet {
       }
       try {
         const output = await tool.handler(parsed.data, {
-          ...(context.signal ? { signal: context.signal } : {}),
+          // The caller's code may link it to other signals (AbortSignal.any): Node's own signal.
+          ...(context.signal ? { signal: nativeSignal(context.signal) } : {}),
           reportProgress: (progress) => context.onProgress?.(progress),
         });
         return toResult(call, output);

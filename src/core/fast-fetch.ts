@@ -9,6 +9,7 @@
 import { getMaxListeners, setMaxListeners } from "node:events";
 import { Readable } from "node:stream";
 import { Agent, errors, type Dispatcher } from "undici";
+import { nativeSignal } from "./abort-controller.ts";
 
 type UndiciBody = Dispatcher.RequestOptions["body"];
 
@@ -280,7 +281,9 @@ async function fastRequest(dispatcher: Agent, input: Parameters<typeof fetch>[0]
   // encode the way fetch does): the platform fetch, exactly.
   if ((input instanceof Request && init === undefined) || init?.body instanceof FormData || init?.body instanceof URLSearchParams) return fetch(input, init);
   const url = requestUrl(input);
-  allowManyListeners(init?.signal);
+  // What undici and the SDKs above do with it is theirs: Node's own signal (./abort-controller.ts).
+  const signal = nativeSignal(init?.signal ?? undefined);
+  allowManyListeners(signal);
   const { origin, path } = targetOf(url);
   const response = await dispatcher.request({
     origin,
@@ -288,12 +291,12 @@ async function fastRequest(dispatcher: Agent, input: Parameters<typeof fetch>[0]
     method: (init?.method ?? "GET") as "GET",
     headers: headerRecord(init?.headers),
     body: (init?.body ?? undefined) as UndiciBody,
-    signal: init?.signal ?? undefined,
+    signal,
   });
   const empty = response.statusCode === 204 || response.statusCode === 304 || init?.method === "HEAD";
   if (empty) response.body.resume();
   // The SDKs read only the members UndiciResponse has (see its comment).
-  return new UndiciResponse(response, url, empty, init?.signal ?? undefined, directEventStreams) as unknown as Response;
+  return new UndiciResponse(response, url, empty, signal, directEventStreams) as unknown as Response;
 }
 
 /**

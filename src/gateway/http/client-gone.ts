@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { requestAbortController } from "../../core/abort-controller.ts";
 import { GatewayError } from "../../core/index.ts";
 
 /** What a request's work is aborted with when its client disconnects (status 499: nobody reads the answer). */
@@ -41,9 +42,10 @@ export function whenClientGone(c: Context, onGone: () => void): () => void {
 /**
  * An AbortController aborted with clientClosed() when the client disconnects before its answer is
  * complete (the request's work: upstream calls, MCP calls, retries), and the disposer of that watch.
+ * A light one on Node 20 (src/core/abort-controller.ts).
  */
 export function abortWhenClientGone(c: Context): { controller: AbortController; stopWatching: () => void } {
-  const controller = new AbortController();
+  const controller = requestAbortController();
   return { controller, stopWatching: whenClientGone(c, () => controller.abort(clientClosed())) };
 }
 

@@ -6,6 +6,7 @@
  * be run at all (ENOENT, EACCES) fails at once, named, and is not retried.
  */
 import { Client, type CallToolResult, type ClientCapabilities, type JSONRPCMessage, type Tool } from "@modelcontextprotocol/client";
+import { nativeSignal } from "../../core/abort-controller.ts";
 import type { ServerConfig } from "../../core/config/index.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { ToolProgress } from "../../core/index.ts";
@@ -503,13 +504,15 @@ export class McpConnection {
     if (token) this.progressHandlers.set(token, options.onProgress!);
     try {
       // Timed, and in a span when tracing is on, its context in `_meta` (traceparent): a server that traces joins the trace.
+      // The SDK links the call's signal to its transport's (AbortSignal.any): Node's own signal.
+      const signal = nativeSignal(options.signal);
       const params = { name, arguments: args, ...(token ? { _meta: { progressToken: token } } : {}) };
       return await instrumentMcpRequest(
         this.name,
         "tools/call",
         params,
         this.options.onCall,
-        async (sent) => (await client.callTool(sent as typeof params, { ...(options.signal ? { signal: options.signal } : {}), timeout: options.timeoutMs ?? this.config.timeoutMs })) as CallToolResult,
+        async (sent) => (await client.callTool(sent as typeof params, { ...(signal ? { signal } : {}), timeout: options.timeoutMs ?? this.config.timeoutMs })) as CallToolResult,
         options.trace,
       );
     } finally {

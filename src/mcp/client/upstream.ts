@@ -4,6 +4,7 @@
  * back. Only src/mcp holds SDK `Client` objects: the gateway sees these two small interfaces.
  */
 import { isInputRequiredResult } from "@modelcontextprotocol/client";
+import { nativeSignal } from "../../core/abort-controller.ts";
 import { instrumentMcpRequest, type McpCallReporter } from "./instrument.ts";
 import type { CallToolRequest, Client, ClientCapabilities, ClientContext, NotificationMethod, NotificationTypeMap, RequestMethod, RequestTypeMap, ResultTypeMap, ServerCapabilities, StandardSchemaV1, Tool } from "@modelcontextprotocol/client";
 
@@ -90,8 +91,9 @@ export function upstreamClient(client: Client, tools: () => readonly Tool[], obs
   const era = client.getProtocolEra() === "modern" ? "modern" : "legacy";
   const toolNamed = toolIndex(tools);
   // The casts: the gateway forwards requests and notifications of any method, not only the ones the SDK types.
+  // The SDK links a request's signal to its transport's (AbortSignal.any): Node's own signal.
   const send: UpstreamClient["request"] = (request, resultSchema, { signal, timeoutMs, allowInputRequired }) =>
-    client.request(request as never, resultSchema, { ...(signal ? { signal } : {}), timeout: timeoutMs, ...(allowInputRequired ? { allowInputRequired } : {}) }) as Promise<never>;
+    client.request(request as never, resultSchema, { ...(signal ? { signal: nativeSignal(signal) } : {}), timeout: timeoutMs, ...(allowInputRequired ? { allowInputRequired } : {}) }) as Promise<never>;
   return {
     capabilities: client.getServerCapabilities() ?? {},
     instructions: client.getInstructions(),
@@ -131,7 +133,7 @@ async function callMirrored<S extends StandardSchemaV1>(client: Client, tool: To
   const { signal, timeoutMs, allowInputRequired } = options;
   const result = await client.callTool(request.params as CallToolRequest["params"], {
     toolDefinition: { name: tool.name, inputSchema: tool.inputSchema },
-    ...(signal ? { signal } : {}),
+    ...(signal ? { signal: nativeSignal(signal) } : {}),
     timeout: timeoutMs,
     ...(allowInputRequired ? { allowInputRequired } : {}),
   });
