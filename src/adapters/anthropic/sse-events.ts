@@ -20,7 +20,6 @@ function errorBody(data: string): unknown {
 
 export function messageStreamBatches(response: StreamedAnswer, signal: AbortSignal): AsyncGenerator<WireStreamEvent[]> {
   if (!response.body) throw new AnthropicError("Attempted to iterate over a response with no body");
-  const headers = response.headers;
   // Once message_stop is out the consumer stops reading; the body's end is still read then.
   let stopped = false;
   return sseBatches(
@@ -31,7 +30,8 @@ export function messageStreamBatches(response: StreamedAnswer, signal: AbortSign
       if (event === "error") {
         const body = errorBody(data);
         const type = (body as { error?: { type?: ErrorType } } | undefined)?.error?.type;
-        throw new APIError(undefined, body as object, undefined, headers, type);
+        // The headers only for an error: the transport builds them when first read.
+        throw new APIError(undefined, body as object, undefined, response.headers, type);
       }
       if (!data) return undefined;
       const parsed = JSON.parse(data) as WireStreamEvent;

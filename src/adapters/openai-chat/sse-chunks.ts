@@ -8,15 +8,15 @@ import { APIError, OpenAIError } from "openai/core/error";
 import { sseBatches, type StreamedAnswer } from "../sse-events.ts";
 import type { WireChunk } from "./wire-types.ts";
 
-function parseChunk(data: string, headers: Headers): WireChunk {
+function parseChunk(data: string, response: StreamedAnswer): WireChunk {
   const chunk = JSON.parse(data) as WireChunk & { error?: unknown };
-  if (chunk && chunk.error) throw new APIError(undefined, chunk.error as object, undefined, headers);
+  // The headers only for an error: the transport builds them when first read.
+  if (chunk && chunk.error) throw new APIError(undefined, chunk.error as object, undefined, response.headers);
   return chunk;
 }
 
 export function sseChunkBatches(response: StreamedAnswer, signal: AbortSignal): AsyncGenerator<WireChunk[]> {
   if (!response.body) throw new OpenAIError("Attempted to iterate over a response with no body");
-  const headers = response.headers;
   let done = false;
   return sseBatches(response.body, signal, ({ data }) => {
     if (done) return undefined;
@@ -24,6 +24,6 @@ export function sseChunkBatches(response: StreamedAnswer, signal: AbortSignal): 
       done = true;
       return undefined;
     }
-    return parseChunk(data, headers);
+    return parseChunk(data, response);
   });
 }
