@@ -77,7 +77,7 @@ export async function* runAgentLoopBatches(options: LoopOptions): LoopBatches {
     for (let turn = 1; ; turn++) {
       options.signal?.throwIfAborted();
       yield [{ type: "turn_start", turn }];
-      const result = yield* modelTurn(options, turn, toolsOfTurn(), clientToolNames, progress);
+      const { result, held } = yield* modelTurn(options, turn, toolsOfTurn(), clientToolNames, progress, undefined, true);
       const assistant = result.message;
       const calls = assistant.content.filter((b): b is ToolCallBlock => b.type === "tool_call");
       const clientCalls = calls.filter((call) => clientToolNames.has(call.name));
@@ -86,6 +86,10 @@ export async function* runAgentLoopBatches(options: LoopOptions): LoopBatches {
       collectVisible(progress, assistant);
 
       const finished = finishedWithoutTools(result, calls.length, clientCalls.length, turn, options.maxIterations);
+      // A whole answer's turn events (held by modelTurn) leave with the loop's end when the turn
+      // ends it with nothing to wait for in between: one step of the generator fewer per answer.
+      const endsNow = finished !== undefined && !(finished === "max_iterations" && options.finalAnswer) && !(finished === "stop" && options.steering);
+      if (held && !endsNow) yield held;
       if (finished === "max_iterations" && options.finalAnswer) {
         ended = yield* finalAnswer(options, turn, assistant, gatewayCalls, clientToolNames, progress);
         closing = [{ type: "turn_end", turn: turn + 1 }];
@@ -101,7 +105,7 @@ export async function* runAgentLoopBatches(options: LoopOptions): LoopBatches {
           continue;
         }
         ended = outcome(progress, finished, result, turn);
-        closing = [{ type: "turn_end", turn }];
+        closing = held && endsNow ? [...held, { type: "turn_end", turn }] : [{ type: "turn_end", turn }];
         break;
       }
       const { executions, steered } = yield* runTurnTools(options, turn, gatewayCalls);
@@ -151,7 +155,7 @@ async function* finalAnswer(
   const last = turn + 1;
   options.signal?.throwIfAborted();
   yield [{ type: "turn_end", turn }, { type: "turn_start", turn: last }];
-  const result = yield* modelTurn(options, last, [], clientToolNames, progress, FINAL_ANSWER_NOTE);
+  const { result } = yield* modelTurn(options, last, [], clientToolNames, progress, FINAL_ANSWER_NOTE);
   // Told no tool can be called: a call it makes anyway is not run, nor shown.
   const answer: AssistantMessage = { ...result.message, content: result.message.content.filter((b) => b.type !== "tool_call") };
   collectVisible(progress, answer);
@@ -166,7 +170,8 @@ async function* finalAnswer(
  * provider still says the conversation is over the model's context window while the client saw
  * nothing of the answer yet, compacted further and tried once more); then its usage and response
  * events, a batch per upstream read. One generator: each level of `yield*` costs promises on
- * every batch.
+ * every batch. With `hold`, a whole answer's closing events (usage, model_response) are returned
+ * for the caller to send on instead of yielded, when no afterModelCall hook must see them go first.
  */
 async function* modelTurn(
   options: LoopOptions,
@@ -175,7 +180,8 @@ async function* modelTurn(
   clientToolNames: ReadonlySet<string>,
   progress: Progress,
   note?: string,
-): AsyncGenerator<LoopEvent[], ChatResult> {
+  hold = false,
+): AsyncGenerator<LoopEvent[], { result: ChatResult; held?: LoopEvent[] }> {
   const full = turnRequest(options, turn, tools, progress, note);
   const compactor = progress.compactor;
   // Awaited only when compaction has something to read or cut (a promise per call otherwise).
@@ -223,12 +229,14 @@ async function* modelTurn(
     }
   }
   progress.usage = addUsage(progress.usage, result.usage);
-  yield [
+  const closing: LoopEvent[] = [
     { type: "usage", usage: result.usage },
     { type: "model_response", turn, result },
   ];
+  if (hold && !options.stream && !options.hooks?.afterModelCall) return { result, held: closing };
+  yield closing;
   if (options.hooks?.afterModelCall) await options.hooks.afterModelCall({ turn, result });
-  return result;
+  return { result };
 }
 
 /** The request of a model call: the conversation so far (and a note for this call only), the turn's tools. */

@@ -84,6 +84,39 @@ describe("the agent loop in batches", () => {
     expect(oneByOne.map((event) => event.type)).toEqual(flat);
   });
 
+  describe("a whole answer (not streamed)", () => {
+    const whole = (replies: Reply[], tools = new MemoryTools({})): LoopOptions => ({ ...options(replies, tools), stream: false });
+
+    it("sends the turn's usage and model_response with its end and `done`: one batch fewer", async () => {
+      const { batches, outcome } = await batchesOf(whole([[text("hello")]]));
+      expect(types(batches)).toEqual([["turn_start"], ["usage", "model_response", "turn_end", "done"]]);
+      expect(outcome.message.content).toEqual([text("hello")]);
+      expect(await eventsOf(whole([[text("hello")]]))).toEqual(batches.flat());
+    });
+
+    it("sends them before the tools run when the turn called tools", async () => {
+      const replies: Reply[] = [[call("c1", "weather", { city: "Oslo" })], [text("sunny")]];
+      const { batches } = await batchesOf(whole(replies, new MemoryTools({ weather: () => "sunny" })));
+      expect(types(batches)[1]).toEqual(["usage", "model_response"]);
+      expect(types(batches).at(-1)).toEqual(["usage", "model_response", "turn_end", "done"]);
+    });
+
+    it("sends them on their own before an afterModelCall hook runs", async () => {
+      const seen: string[] = [];
+      const loop = runAgentLoopBatches({ ...whole([[text("hello")]]), hooks: { afterModelCall: () => void seen.push("hook") } });
+      for (let step = await loop.next(); !step.done; step = await loop.next()) seen.push(step.value.map((e) => e.type).join(","));
+      expect(seen).toEqual(["turn_start", "usage,model_response", "hook", "turn_end,done"]);
+    });
+
+    it("sends them on their own before a steering queue is asked for a follow-up", async () => {
+      const seen: string[] = [];
+      const steering = { steering: () => [], followUp: () => (seen.push("follow-up asked"), []) };
+      const loop = runAgentLoopBatches({ ...whole([[text("hello")]]), steering });
+      for (let step = await loop.next(); !step.done; step = await loop.next()) seen.push(step.value.map((e) => e.type).join(","));
+      expect(seen).toEqual(["turn_start", "usage,model_response", "follow-up asked", "turn_end,done"]);
+    });
+  });
+
   it("closes the model's stream when the consumer of the loop one event at a time stops early", async () => {
     const model = new HangingModel([]);
     const seen: string[] = [];
