@@ -3,6 +3,7 @@
  * selected, hidden steps restored, alias defaults applied. Every refusal is a GatewayError
  * naming the bad field.
  */
+import { extend } from "../../core/extend.ts";
 import { GatewayError, type ChatRequest, type Message } from "../../core/index.ts";
 import { routedModel } from "../routing/deployments.ts";
 import type { ResolvedModel } from "../routing/resolve-model.ts";
@@ -54,12 +55,11 @@ function withAliasDefaults(request: ChatRequest, model: ResolvedModel): ChatRequ
     alias.system && !request.messages.some((m) => m.role === "system")
       ? [{ role: "system", content: [{ type: "text", text: alias.system }] }, ...request.messages]
       : request.messages;
-  return {
-    ...request,
-    messages,
-    ...(request.temperature === undefined && alias.temperature !== undefined ? { temperature: alias.temperature } : {}),
-    ...(request.maxTokens === undefined && alias.maxTokens !== undefined ? { maxTokens: alias.maxTokens } : {}),
-  };
+  // By assignment: spreads cost microseconds on Node 20 (src/core/extend.ts).
+  const out = extend(request, { messages });
+  if (request.temperature === undefined && alias.temperature !== undefined) out.temperature = alias.temperature;
+  if (request.maxTokens === undefined && alias.maxTokens !== undefined) out.maxTokens = alias.maxTokens;
+  return out;
 }
 
 /** Refuses a conversation longer than `gateway.maxMessages`, before the full validation walks it. */
@@ -93,7 +93,7 @@ export async function prepareRequest<P extends ParsedRequest>(
   const plan = planLoop(deps.config, model, options, key);
   const restored = deps.hiddenSteps.restore(tenant, parsed.request.messages, requestId);
   const messages = restored instanceof Promise ? await restored : restored;
-  const fitted = applyPlan(plan, model, withAliasDefaults({ ...parsed.request, messages, model: model.modelId }, model), deps.tools.select(servers), options, resultLimits(deps.config, deps.tools));
+  const fitted = applyPlan(plan, model, withAliasDefaults(extend(parsed.request, { messages, model: model.modelId }), model), deps.tools.select(servers), options, resultLimits(deps.config, deps.tools));
   return {
     tenant,
     parsed,
