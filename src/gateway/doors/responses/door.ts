@@ -245,7 +245,7 @@ export function responsesDoor(deps: ResponsesDoorDeps): Door<ResponsesRequest> {
     },
     respond(outcome, prepared) {
       const output = [...prepared.parsed.leading, ...outcomeItems(outcome, itemContext(prepared, deps))];
-      const head = { ...prepared.parsed.head, model: outcome.last.model };
+      const head = extend(prepared.parsed.head, { model: outcome.last.model });
       return { body: responseObject(head, output, extend(statusOf(outcome), { outcome })), headers: { "x-mcp-gateway-stop-reason": outcome.stopReason } };
     },
     writer: (prepared) => new ResponsesWriter(prepared.parsed.head, itemContext(prepared, deps), prepared.parsed.leading, prepared.parsed.loop?.toolEvents === true),

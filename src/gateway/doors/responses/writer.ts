@@ -47,7 +47,7 @@ export class ResponsesWriter implements SseWriter {
   ) {}
 
   private get answeringHead(): ResponseHead {
-    return this.answering ? { ...this.head, model: this.answering } : this.head;
+    return this.answering ? extend(this.head, { model: this.answering }) : this.head;
   }
 
   open(): string {
@@ -94,7 +94,7 @@ export class ResponsesWriter implements SseWriter {
 
   /** The final response object: built once, the same for the stream's last event and the store. */
   result(outcome: LoopOutcome): { [key: string]: unknown } {
-    this.final ??= responseObject({ ...this.head, model: outcome.last.model }, this.items, extend(statusOf(outcome), { outcome }));
+    this.final ??= responseObject(extend(this.head, { model: outcome.last.model }), this.items, extend(statusOf(outcome), { outcome }));
     return this.final;
   }
 
