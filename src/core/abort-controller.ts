@@ -18,11 +18,18 @@
 type Listener = Parameters<AbortSignal["addEventListener"]>[1];
 type ListenerOptions = Parameters<AbortSignal["addEventListener"]>[2];
 
-/** A listener, and whether it was removed while the abort event was being dispatched. */
+/** A listener, whether it was removed while the abort event was being dispatched, and how its `signal` option lets go of it. */
 interface Registration {
   listener: Listener;
   removed: boolean;
+  release?: () => void;
 }
+
+/**
+ * What marks a light signal, across copies of this module (src and dist, or a test runner's
+ * isolated imports): `instanceof` would let another copy's signal through unconverted.
+ */
+const NATIVE_OF = Symbol.for("mcp-gateway.light-abort-signal.native");
 
 /** What a signal is aborted with when abort() is given no reason (Node's own default). */
 function defaultReason(): DOMException {
@@ -47,11 +54,15 @@ class LightAbortSignal implements AbortSignal {
     const registrations = (this.registrations ??= []);
     // The same listener twice is one registration, as on an EventTarget.
     if (registrations.some((r) => r.listener === listener)) return;
-    registrations.push({ listener, removed: false });
+    const registration: Registration = { listener, removed: false };
     const until = typeof options === "object" ? options.signal : undefined;
+    if (until?.aborted) return;
+    registrations.push(registration);
     if (until) {
-      if (until.aborted) this.removeEventListener(type, listener);
-      else until.addEventListener("abort", () => this.removeEventListener(type, listener), { once: true });
+      // Let go of on either side: the other signal, often long-lived, must not keep this one.
+      const remove = () => this.removeEventListener(type, listener);
+      until.addEventListener("abort", remove, { once: true });
+      registration.release = () => until.removeEventListener("abort", remove);
     }
   }
 
@@ -60,7 +71,9 @@ class LightAbortSignal implements AbortSignal {
     if (type !== "abort" || registrations === undefined) return;
     const index = registrations.findIndex((r) => r.listener === listener);
     if (index === -1) return;
-    registrations[index]!.removed = true;
+    const registration = registrations[index]!;
+    registration.removed = true;
+    registration.release?.();
     registrations.splice(index, 1);
   }
 
@@ -70,7 +83,7 @@ class LightAbortSignal implements AbortSignal {
   }
 
   /** Node's own signal, aborted with this one: for code that links signals (AbortSignal.any). */
-  nativeSignal(): AbortSignal {
+  [NATIVE_OF](): AbortSignal {
     if (!this.native) {
       this.native = new AbortController();
       if (this.aborted) this.native.abort(this.reason);
@@ -83,14 +96,20 @@ class LightAbortSignal implements AbortSignal {
     if (this.aborted) return;
     this.aborted = true;
     this.reason = reason;
-    this.dispatch(new Event("abort"));
+    const event = new Event("abort");
+    // As an EventTarget dispatches it: the signal is the event's target.
+    Object.defineProperty(event, "target", { value: this });
+    Object.defineProperty(event, "currentTarget", { value: this });
+    this.dispatch(event);
+    for (const registration of this.registrations ?? []) registration.release?.();
     this.registrations = undefined;
     this.native?.abort(reason);
   }
 
   /**
    * Each listener registered when the event is dispatched, in order; one removed meanwhile is
-   * skipped, one added meanwhile not called. A listener that throws does not keep the others
+   * skipped, one added meanwhile not called; then `onabort` (an EventTarget runs it where it was
+   * first set; nothing of the gateway's sets it). A listener that throws does not keep the others
    * from running: its error is thrown on the next tick, as an EventTarget's is.
    */
   private dispatch(event: Event): void {
@@ -136,7 +155,8 @@ export function requestAbortController(): AbortController {
 export function nativeSignal(signal: AbortSignal): AbortSignal;
 export function nativeSignal(signal: AbortSignal | undefined): AbortSignal | undefined;
 export function nativeSignal(signal: AbortSignal | undefined): AbortSignal | undefined {
-  return signal instanceof LightAbortSignal ? signal.nativeSignal() : signal;
+  const native = (signal as { [NATIVE_OF]?: () => AbortSignal } | undefined)?.[NATIVE_OF];
+  return native ? native.call(signal) : signal;
 }
 
 /** The light controller whatever the Node version (tests: it is what Node 20 runs). */

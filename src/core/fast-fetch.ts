@@ -277,12 +277,14 @@ function fetchOver(dispatcher: Agent, directEventStreams = false): typeof fetch 
 }
 
 async function fastRequest(dispatcher: Agent, input: Parameters<typeof fetch>[0], init: Parameters<typeof fetch>[1], directEventStreams: boolean): Promise<Response> {
+  // What undici, the platform fetch and the SDKs above do with it is theirs: Node's own signal (./abort-controller.ts).
+  const signal = nativeSignal(init?.signal ?? undefined);
   // Not what the SDKs send for chat calls (a Request, or an upload body undici would not
   // encode the way fetch does): the platform fetch, exactly.
-  if ((input instanceof Request && init === undefined) || init?.body instanceof FormData || init?.body instanceof URLSearchParams) return fetch(input, init);
+  if ((input instanceof Request && init === undefined) || init?.body instanceof FormData || init?.body instanceof URLSearchParams) {
+    return fetch(input, init && signal !== init.signal ? { ...init, signal } : init);
+  }
   const url = requestUrl(input);
-  // What undici and the SDKs above do with it is theirs: Node's own signal (./abort-controller.ts).
-  const signal = nativeSignal(init?.signal ?? undefined);
   allowManyListeners(signal);
   const { origin, path } = targetOf(url);
   const response = await dispatcher.request({

@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { EventEmitter, once } from "node:events";
+import { EventEmitter, getEventListeners, once } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { Agent, request } from "undici";
@@ -104,6 +104,29 @@ describe("lightAbortController: the same as Node's AbortController", () => {
   });
 });
 
+describe("lightAbortController: what the differential cannot show", () => {
+  it("dispatches an abort event whose target is the signal", () => {
+    const controller = lightAbortController();
+    const seen: unknown[] = [];
+    controller.signal.addEventListener("abort", (event) => seen.push(event.target === controller.signal, event.currentTarget === controller.signal, event.type));
+    controller.abort();
+    expect(seen).toEqual([true, true, "abort"]);
+  });
+
+  it("lets go of a listener's `signal` option once the listener is removed or has run", () => {
+    const controller = lightAbortController();
+    const until = new AbortController();
+    const listener = () => {};
+    controller.signal.addEventListener("abort", listener, { signal: until.signal });
+    expect(getEventListeners(until.signal, "abort")).toHaveLength(1);
+    controller.signal.removeEventListener("abort", listener);
+    expect(getEventListeners(until.signal, "abort")).toHaveLength(0);
+    controller.signal.addEventListener("abort", listener, { signal: until.signal });
+    controller.abort();
+    expect(getEventListeners(until.signal, "abort")).toHaveLength(0);
+  });
+});
+
 describe("lightAbortController with Node's own code", () => {
   let server: Server | undefined;
   const dispatcher = new Agent();
@@ -194,6 +217,18 @@ describe("nativeSignal", () => {
     const controller = lightAbortController();
     controller.abort(new Error("early"));
     expect(nativeSignal(controller.signal).reason).toEqual(new Error("early"));
+  });
+
+  it("knows a light signal made by another copy of the module (src and dist loaded both)", async () => {
+    // A query makes the runner load the module a second time (a string: the type checker would look for that file).
+    const another = "../../src/core/abort-controller.ts?another-copy";
+    const copy = (await import(another)) as typeof import("../../src/core/abort-controller.ts");
+    expect(copy.lightAbortController).not.toBe(lightAbortController);
+    const controller = copy.lightAbortController();
+    const native = nativeSignal(controller.signal);
+    expect(native).not.toBe(controller.signal);
+    controller.abort(new Error("gone"));
+    expect(AbortSignal.any([native]).aborted).toBe(true);
   });
 
   it("leaves Node's own signals and undefined as they are", () => {

@@ -5,6 +5,7 @@
  * URL (`https://{location}-aiplatform.googleapis.com/v1/projects/{project}/locations/{location}/publishers/google`)
  * and, with `auth: "bearer"`, an OAuth access token as `Authorization: Bearer`.
  */
+import { nativeSignal } from "../../core/abort-controller.ts";
 import { fastFetch } from "../../core/fast-fetch.ts";
 import type { AdapterOptions } from "../types.ts";
 
@@ -55,7 +56,8 @@ export class GeminiTransport {
       method: "POST",
       headers: method === "streamGenerateContent" ? { ...this.headers, accept: "text/event-stream" } : this.headers,
       body: JSON.stringify(body),
-      ...(signal ? { signal } : {}),
+      // A fetch of the caller's may link it to other signals: Node's own signal.
+      ...(signal ? { signal: nativeSignal(signal) } : {}),
     });
   }
 }

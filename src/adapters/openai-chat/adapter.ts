@@ -1,4 +1,5 @@
 import type { ChatRequest, ChatResult, StreamEvent } from "../../core/index.ts";
+import { nativeSignal } from "../../core/abort-controller.ts";
 import { eachEvent } from "../../core/event-batches.ts";
 import { translatedBatches } from "../stream-batches.ts";
 import { abortedError } from "../http-error.ts";
@@ -74,7 +75,8 @@ export function createOpenAIChatAdapter(options: AdapterOptions, wire: OpenAICha
   async function embed(body: { [key: string]: unknown }, signal?: AbortSignal): Promise<unknown> {
     try {
       // The SDK's `embeddings.create` would ask for base64 and decode it: the raw endpoint keeps the client's choice.
-      return await (await client).post("/embeddings", { body, ...(signal ? { signal } : {}) });
+      // The SDK's own code: Node's own signal (src/core/abort-controller.ts).
+      return await (await client).post("/embeddings", { body, ...(signal ? { signal: nativeSignal(signal) } : {}) });
     } catch (error) {
       throw signal?.aborted ? abortedError(provider, error) : toGatewayErrorFromOpenAI(error, provider);
     }
