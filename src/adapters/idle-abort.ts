@@ -13,22 +13,17 @@ import { abortedError, upstreamTimeoutError } from "./http-error.ts";
  * socket does, for as long as the call is really in flight).
  */
 export class IdleAbort {
-  private readonly controller: AbortController;
+  /** A light one on Node 20 (src/core/abort-controller.ts): one per streamed call. */
+  private readonly controller = requestAbortController();
   /** One timer per call, re-armed with refresh(): a new timer per chunk was measurable. */
   private timer: NodeJS.Timeout | undefined;
   private waiting = false;
   private timedOut = false;
 
-  /**
-   * `native`: Node's own controller, for a call whose signal goes to code of others (a fetch);
-   * otherwise a light one on Node 20 (src/core/abort-controller.ts), one per streamed call.
-   */
   constructor(
     private readonly caller: AbortSignal | undefined,
     private readonly idleMs: number,
-    native = false,
   ) {
-    this.controller = native ? new AbortController() : requestAbortController();
     if (caller?.aborted) this.controller.abort(caller.reason);
     else caller?.addEventListener("abort", this.onCallerAbort, { once: true });
   }

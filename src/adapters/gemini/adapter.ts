@@ -26,8 +26,7 @@ export function createGeminiAdapter(options: AdapterOptions, gemini: GeminiOptio
   async function complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatResult> {
     // A client's tool names Gemini refuses (`1tool`, `github/search`) go out renamed and come back as they were.
     const names = renameFunctions(request, GEMINI_FUNCTION_NAMES);
-    // Its signal goes to a fetch (the transport's): Node's own controller.
-    const guard = new IdleAbort(signal, idleMs, true);
+    const guard = new IdleAbort(signal, idleMs);
     try {
       guard.arm();
       const response = await transport.post(request.model, "generateContent", toWireRequest(names.request, context), guard.signal);
@@ -44,8 +43,7 @@ export function createGeminiAdapter(options: AdapterOptions, gemini: GeminiOptio
   // A batch of events per read of the body (../stream-batches.ts); `stream` has them one by one.
   async function* streamBatches(request: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent[], void, undefined> {
     const names = renameFunctions(request, GEMINI_FUNCTION_NAMES);
-    // Its signal goes to a fetch (the transport's): Node's own controller.
-    const guard = new IdleAbort(signal, idleMs, true);
+    const guard = new IdleAbort(signal, idleMs);
     try {
       guard.arm();
       const response = await transport.post(request.model, "streamGenerateContent", toWireRequest(names.request, context), guard.signal);
@@ -61,8 +59,7 @@ export function createGeminiAdapter(options: AdapterOptions, gemini: GeminiOptio
   /** Gemini's own count (`countTokens`), of everything the request would send. */
   async function countTokens(request: ChatRequest, signal?: AbortSignal): Promise<number> {
     const names = renameFunctions(request, GEMINI_FUNCTION_NAMES);
-    // Its signal goes to a fetch (the transport's): Node's own controller.
-    const guard = new IdleAbort(signal, idleMs, true);
+    const guard = new IdleAbort(signal, idleMs);
     try {
       guard.arm();
       const body = countTokensBody(toWireRequest(names.request, context), request.model, transport.vertex);
