@@ -36,6 +36,13 @@ export interface GatewayOptions {
   heartbeatMs?: number;
   /** Where the OTEL_* variables are read (default process.env): traces start when they ask for them. */
   env?: Record<string, string | undefined>;
+  /**
+   * Whether the gateway's HTTP endpoints will be served (default true). `mcp-gateway stdio` has
+   * none: nothing could read `/metrics` or the web view, so neither is kept — no per-request
+   * records, and no process metrics, whose event-loop monitor wakes the process every 10 ms (a
+   * desktop client's gateway runs all day, mostly idle).
+   */
+  http?: boolean;
 }
 
 export interface Gateway {
@@ -166,7 +173,8 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const stopWireLog = logger.isLevelEnabled("trace") ? startWireLog(logger, providerOrigins(providers.values())) : undefined;
   const scrub = scrubber(configSecrets(config));
   let poolRef: McpPool | undefined;
-  const settings = config.gateway.observability ?? DEFAULT_OBSERVABILITY;
+  const configured = config.gateway.observability ?? DEFAULT_OBSERVABILITY;
+  const settings = options.http === false ? { ...configured, metrics: false, ui: false } : configured;
   const captureContent = settings.captureContent || /^true$/i.test(env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT ?? "");
   const observability = new Observability({
     settings: { ...settings, captureContent },

@@ -67,6 +67,8 @@ export interface ClientOptions {
    * response: it routes notifications a microtask later but forgets the token at once.)
    */
   tap?: (message: JSONRPCMessage) => void;
+  /** stdio only: extra environment variables of the gateway's process. */
+  env?: Record<string, string>;
 }
 
 function newClient(options: ClientOptions): Client {
@@ -120,7 +122,7 @@ export async function connectStdio(configPath: string, options: ClientOptions = 
     command: process.execPath,
     args: [GATEWAY_BIN, "stdio", "--config", configPath],
     cwd: ROOT,
-    env: { ...(process.env as Record<string, string>), LOG_LEVEL: "info" },
+    env: { ...(process.env as Record<string, string>), LOG_LEVEL: "info", ...options.env },
     stderr: "pipe",
   });
   let stderr = "";

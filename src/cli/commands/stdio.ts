@@ -6,7 +6,8 @@ import type { CliArgs } from "../args.ts";
 /** `mcp-gateway stdio`: the gateway as an MCP server on stdin/stdout; logs go to stderr only. */
 export async function stdioCommand(args: CliArgs): Promise<number> {
   const config = await loadConfigFile(resolveConfigPath(args.config, process.env));
-  const gateway = await createGateway(config);
+  // No HTTP port: the metrics and the web view would have no reader (see GatewayOptions.http).
+  const gateway = await createGateway(config, { http: false });
   // One client, which often lists tools once right after initialize and may ignore
   // list_changed: it is served once every server's first start has ended (each within its start
   // timeout). Servers that come up later (restarts of failed ones) are announced with
