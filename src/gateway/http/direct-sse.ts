@@ -16,12 +16,17 @@
  *   answer is already sent. A stream whose Response did not come out of the chain (an error
  *   replaced it) is cancelled there, like one whose client left.
  * Without the slot (`app.request()`, `app.fetch()` in process) the handler sends a web stream.
+ *
+ * Other handlers' event streams (web ReadableStreams: `/mcp`, the web view's events) are written
+ * here too, once the chain is done, by ./direct-web-stream.ts (@hono/node-server would wait a
+ * timer turn before the head of each).
  */
 import { ServerResponse, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
 import type { Http2Bindings, HttpBindings } from "@hono/node-server";
 import type { Context } from "hono";
 import type { SseFrames } from "../shared/sse-frames.ts";
 import { sseHeaders } from "../shared/sse-pump.ts";
+import { pipeEventStream } from "./direct-web-stream.ts";
 
 /** Marks the handler's stream Response on its way through the middlewares; never sent. */
 const MARKER = "x-mcp-gateway-direct-stream";
@@ -94,7 +99,7 @@ function drop(env: NodeEnv): void {
 }
 
 function deliver(response: Response, env: NodeEnv): Response {
-  if (!env[SLOT]) return response;
+  if (!env[SLOT]) return eventStream(response, env.outgoing) ?? response;
   const headers = response.headers;
   // Hono copies a Response's headers, the marker with them, onto one that replaces it (an error
   // after the handler: Context's `res` setter), but not its content-type: a Response with the
@@ -108,6 +113,26 @@ function deliver(response: Response, env: NodeEnv): Response {
   const frames = env[SLOT];
   env[SLOT] = undefined;
   writeFrames(frames, response.status, headers, env.outgoing);
+  return alreadySent();
+}
+
+/**
+ * Another handler's event stream (a web ReadableStream: `/mcp`, the web view's events), written
+ * here rather than by @hono/node-server (./direct-web-stream.ts says why); undefined for any other
+ * answer.
+ */
+function eventStream(response: Response, outgoing: ServerResponse): Response | undefined {
+  const body = response.body;
+  if (!body || response.headers.get("content-type")?.startsWith("text/event-stream") !== true) return undefined;
+  if (outgoing.headersSent) return undefined;
+  try {
+    outgoing.writeHead(response.status, nodeHeaders(response.headers));
+  } catch (error) {
+    // A header Node refuses: @hono/node-server answers a 500 for the error.
+    void body.cancel(error).catch(() => undefined);
+    throw error;
+  }
+  pipeEventStream(body, outgoing);
   return alreadySent();
 }
 
