@@ -9,9 +9,13 @@
  * moment later, so every forwarded `tools/call` waited that timer: a stdio server's `echo` took
  * 3.3 ms at the median through `/mcp` with the wait replaced by a check phase, 4.0 ms with it.
  *
- * Here the head leaves with what the stream already has (the priming event), or alone at once
+ * Here the head leaves at the check phase of the turn that made the answer (after the upstream
+ * request the handler started), with what the stream has by then (the priming event), or alone
  * when it has nothing yet (a client waits for the head of a GET stream before any event); chunks
- * that are ready together leave in one write, the last with the body's end.
+ * that are ready together leave in one write, the last with the body's end. (Written at once
+ * instead, before the upstream request, the head woke the client while the call was in flight:
+ * on the 2-core bench machine, where client, gateway and server share the cores, the result then
+ * left later.)
  */
 import type { ServerResponse } from "node:http";
 
@@ -44,6 +48,11 @@ export function pipeEventStream(body: ReadableStream<Uint8Array>, outgoing: Serv
   outgoing.once("close", gone);
   outgoing.on("error", gone);
   const pump = async () => {
+    // The head waits for the check phase: what the handler started in this turn goes out first
+    // (the upstream request an MCP answer waits on: a client woken by the head meanwhile would
+    // compete with it for the CPU), and what the stream has by then leaves with the head.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (over) return;
     let read = reader.read();
     let step = await settledSoon(read);
     // Nothing yet: the head goes alone, so that the client knows the stream is open.
