@@ -9,7 +9,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type RunningGateway } from "../helpers/gateway-harness.ts";
-import { checkResponsesStream, parseSseEvents } from "../helpers/responses-stream.ts";
+import { checkResponsesStream, gatewayResponsesEvents } from "../helpers/responses-stream.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "../helpers/scripted-upstream.ts";
 
 type Json = any;
@@ -149,7 +149,7 @@ describe("plan mode through /v1/messages", () => {
 describe("plan mode through /v1/responses", () => {
   it("streams reasoning items, the step's mcp_call and the answer, with the plan on the response", async () => {
     script();
-    const events = parseSseEvents(await (await post("/v1/responses", { model: "planner", stream: true, input: "do the task" })).text());
+    const events = gatewayResponsesEvents(await (await post("/v1/responses", { model: "planner", stream: true, input: "do the task" })).text());
     checkResponsesStream(events);
     const final = events.at(-1)!.data.response;
     expect(final.output.filter((i: Json) => i.type === "mcp_call").map((i: Json) => [i.name, i.output])).toEqual([["echo", "Echo: a"]]);

@@ -27,7 +27,7 @@ import { FAMILIES, startStrictFake, type StrictFake } from "../helpers/strict-fa
 import { FINAL_ANSWER } from "../helpers/strict-fakes/conversation.ts";
 import { DEEPSEEK_REASONING } from "../helpers/strict-fakes/deepseek.ts";
 import { CODEX_SCENARIOS, codexReplayHeaders, loadCodexCalls, type CodexCall, type Json } from "../helpers/codex-recordings.ts";
-import { checkResponsesStream, parseSseEvents, type CheckedStream } from "../helpers/responses-stream.ts";
+import { checkResponsesStream, gatewayResponsesEvents, parseSseEvents, type CheckedStream } from "../helpers/responses-stream.ts";
 
 const ALL_CALLS: CodexCall[] = CODEX_SCENARIOS.flatMap((scenario) => loadCodexCalls(scenario));
 const callOf = (scenario: string, seq: number): CodexCall => {
@@ -265,7 +265,7 @@ const endsWithOutput = (body: Json) => String(body.input.at(-1)?.type ?? "").end
 function checked(result: Replayed): CheckedStream {
   expect(result.status, result.text.slice(0, 2000)).toBe(200);
   expect(result.headers.get("content-type")).toMatch(/^text\/event-stream/);
-  return checkResponsesStream(parseSseEvents(result.text));
+  return checkResponsesStream(gatewayResponsesEvents(result.text));
 }
 
 /* ---------------- the tests ---------------- */
@@ -510,7 +510,7 @@ describe("the model's calls come back as the very items Codex accepted (scripted
     const response = await fetch(`${gw.url}/v1/responses`, { method: "POST", headers: codexReplayHeaders(call), body: JSON.stringify(call.body) });
     const text = await response.text();
     expect(response.status, text.slice(0, 2000)).toBe(200);
-    const events = parseSseEvents(text);
+    const events = gatewayResponsesEvents(text);
     const stream = checkResponsesStream(events);
     expect(upstream.chatRequests()).toHaveLength(1);
     return { recordedEvents, recorded, events, stream };

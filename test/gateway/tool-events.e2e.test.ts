@@ -10,7 +10,7 @@ import { streamText } from "ai";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type RunningGateway } from "../helpers/gateway-harness.ts";
-import { checkResponsesStream, parseSseEvents } from "../helpers/responses-stream.ts";
+import { checkResponsesStream, gatewayResponsesEvents, parseSseEvents } from "../helpers/responses-stream.ts";
 import { startScriptedUpstream, type ScriptedUpstream } from "../helpers/scripted-upstream.ts";
 
 type Json = any;
@@ -129,7 +129,7 @@ describe("tool events through /v1/responses", () => {
   it("ride on the mcp_call events, progress as repeated in_progress events of the item", async () => {
     script();
     const body = { model: "fake/m", stream: true, input: "run it", mcp_gateway: { tool_events: true } };
-    const events = parseSseEvents(await (await post("/v1/responses", body)).text());
+    const events = gatewayResponsesEvents(await (await post("/v1/responses", body)).text());
     // The grammar as a strict client reads it: unchanged.
     checkResponsesStream(events);
     const mcp = events.filter((e) => e.event.startsWith("response.mcp_call."));

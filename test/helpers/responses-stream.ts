@@ -43,6 +43,23 @@ export function parseSseEvents(text: string): SseEvent[] {
     });
 }
 
+/**
+ * The events of a Responses stream the gateway wrote, with its text checked too: each frame's data
+ * is exactly `JSON.stringify` of an object whose first fields are `type` and `sequence_number`
+ * (what the door's writer makes of the event by hand; recorded OpenAI traffic is not held to it).
+ */
+export function gatewayResponsesEvents(text: string): SseEvent[] {
+  const frames = text.replaceAll("\r\n", "\n").split("\n\n").filter((frame) => frame.split("\n").some((line) => line.startsWith("data:")));
+  for (const frame of frames) {
+    const data = frame.split("\n").filter((line) => line.startsWith("data:")).map((line) => line.slice("data:".length).replace(/^ /, "")).join("\n");
+    const parsed = JSON.parse(data) as Record<string, unknown>;
+    if (JSON.stringify(parsed) !== data) throw new Error(`not the JSON text of its value: ${data.slice(0, 300)}`);
+    const keys = Object.keys(parsed);
+    if (keys[0] !== "type" || keys[1] !== "sequence_number") throw new Error(`type and sequence_number are not its first fields: ${data.slice(0, 300)}`);
+  }
+  return parseSseEvents(text);
+}
+
 export interface CheckedStream {
   /** The response object of the terminal event. */
   response: Json;
