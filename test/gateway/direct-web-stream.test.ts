@@ -4,12 +4,14 @@
  * instead of by @hono/node-server, with streams the test drives: the head leaves before any event
  * when there is none yet, then each event as it comes, and the end; middlewares' headers after
  * the handler are kept; a client that goes cancels the stream; a stream that fails cuts the
- * connection. Other answers are still @hono/node-server's (a JSON answer keeps its length).
+ * connection. Only routes that ask (`directEventStreams`) are written so; other answers are
+ * still @hono/node-server's (a JSON answer keeps its length).
  */
 import { createHook } from "node:async_hooks";
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { Hono } from "hono";
 import { afterEach, describe, expect, it } from "vitest";
+import { directEventStreams } from "../../src/gateway/http/direct-sse.ts";
 import { listen, type Listening } from "../../src/gateway/http/listen.ts";
 import { deferred } from "../helpers/scripted-model.ts";
 
@@ -32,14 +34,20 @@ async function serveStream(body: ReadableStream<Uint8Array>): Promise<string> {
     await next();
     c.res.headers.set("x-after", "1");
   });
-  app.get("/events", () => {
+  app.get("/events", (c) => {
+    directEventStreams(c);
     const response = new Response(body, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
     // As `/mcp` does (whenBodyDone looks at its answer's body): reading `body` turns
     // @hono/node-server's own Response into a plain one, which it writes after probing it.
     if (!response.body) throw new Error("no body");
     return response;
   });
-  app.get("/json", (c) => c.json({ ok: true }));
+  app.get("/json", (c) => {
+    directEventStreams(c);
+    return c.json({ ok: true });
+  });
+  // A route that does not ask: its event stream is @hono/node-server's to write, as before.
+  app.get("/unasked", () => new Response(body, { headers: { "content-type": "text/event-stream" } }));
   const listening = await listen(app, "127.0.0.1", 0);
   servers.push(listening);
   return listening.url;
@@ -153,7 +161,18 @@ describe("an event stream answered as a web ReadableStream, on the real Node ser
     expect(await ended).toBe("cut");
   });
 
-  it("other answers are left to @hono/node-server: a JSON answer keeps its content-length", async () => {
+  it("a route that does not ask has its event stream written by @hono/node-server, as before", async () => {
+    const stream = drivenStream();
+    const url = await serveStream(stream.body);
+    const { response, next, ended } = await get(`${url}/unasked`);
+    expect(response.headers["content-type"]).toBe("text/event-stream");
+    stream.send("data: one\n\n");
+    stream.end();
+    expect(await next()).toBe("data: one\n\n");
+    expect(await ended).toBe("end");
+  });
+
+  it("other answers of a route that asks are left to @hono/node-server: a JSON answer keeps its content-length", async () => {
     const url = await serveStream(drivenStream().body);
     const { response, next, ended } = await get(`${url}/json`);
     expect(response.headers["content-length"]).toBe(String('{"ok":true}'.length));

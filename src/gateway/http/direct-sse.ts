@@ -17,9 +17,9 @@
  *   replaced it) is cancelled there, like one whose client left.
  * Without the slot (`app.request()`, `app.fetch()` in process) the handler sends a web stream.
  *
- * Other handlers' event streams (web ReadableStreams: `/mcp`, the web view's events) are written
- * here too, once the chain is done, by ./direct-web-stream.ts (@hono/node-server would wait a
- * timer turn before the head of each).
+ * The event streams of routes that ask (`directEventStreams`: `/mcp`, whose SDK transport answers
+ * web ReadableStreams) are written here too, once the chain is done, by ./direct-web-stream.ts
+ * (@hono/node-server would wait a timer turn before the head of each).
  */
 import { ServerResponse, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
 import type { Http2Bindings, HttpBindings } from "@hono/node-server";
@@ -34,12 +34,27 @@ const MARKER = "x-mcp-gateway-direct-stream";
 const ALREADY_SENT = "x-hono-already-sent";
 /** The request's slot in its env: null while offered, the frames once a handler took it. */
 const SLOT = Symbol("direct SSE");
+/** Set by a route whose answer may be another handler's event stream (`directEventStreams`). */
+const EVENT_STREAMS = Symbol("direct event streams");
 
 /** An HTTP/1 request's env from @hono/node-server, with this module's slot. */
 interface NodeEnv {
   incoming: IncomingMessage;
   outgoing: ServerResponse;
   [SLOT]?: SseFrames | null;
+  [EVENT_STREAMS]?: true;
+}
+
+/**
+ * For a route whose handler may answer an event stream as a web ReadableStream (`/mcp`): when the
+ * final Response is one, our server writes it (./direct-web-stream.ts). Only such routes ask,
+ * because telling an event stream from another answer means reading the Response's headers and
+ * body, which turns @hono/node-server's light Response into a full one (a web stream for a body
+ * that is a string): a cost every other answer would pay.
+ */
+export function directEventStreams(c: Context): void {
+  const env = c.env as NodeEnv | undefined;
+  if (env && env[SLOT] === null) env[EVENT_STREAMS] = true;
 }
 
 type Fetch = (request: Request, env: HttpBindings | Http2Bindings) => Response | Promise<Response>;
@@ -99,7 +114,7 @@ function drop(env: NodeEnv): void {
 }
 
 function deliver(response: Response, env: NodeEnv): Response {
-  if (!env[SLOT]) return eventStream(response, env.outgoing) ?? response;
+  if (!env[SLOT]) return (env[EVENT_STREAMS] && eventStream(response, env.outgoing)) || response;
   const headers = response.headers;
   // Hono copies a Response's headers, the marker with them, onto one that replaces it (an error
   // after the handler: Context's `res` setter), but not its content-type: a Response with the
@@ -122,9 +137,9 @@ function deliver(response: Response, env: NodeEnv): Response {
  * answer.
  */
 function eventStream(response: Response, outgoing: ServerResponse): Response | undefined {
+  if (response.headers.get("content-type")?.startsWith("text/event-stream") !== true || outgoing.headersSent) return undefined;
   const body = response.body;
-  if (!body || response.headers.get("content-type")?.startsWith("text/event-stream") !== true) return undefined;
-  if (outgoing.headersSent) return undefined;
+  if (!body) return undefined;
   try {
     outgoing.writeHead(response.status, nodeHeaders(response.headers));
   } catch (error) {

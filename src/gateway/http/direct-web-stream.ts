@@ -1,7 +1,7 @@
 /**
  * An event stream that a handler answered as a web ReadableStream (the MCP SDK's Streamable HTTP
- * transport on `/mcp`: a POST's answer, a GET's stream; the web view's events), written to Node's
- * ServerResponse by our server (./direct-sse.ts calls it) instead of by @hono/node-server.
+ * transport on `/mcp`: a POST's answer, a GET's stream), written to Node's ServerResponse by our
+ * server (./direct-sse.ts calls it, for routes that ask) instead of by @hono/node-server.
  *
  * Why: before writing anything, @hono/node-server probes a body's first two chunks to give a
  * short answer a content-length, and when the second is not ready it waits a timer turn (at least

@@ -43,6 +43,7 @@ import type { GatewayConfig } from "../../core/config/index.ts";
 import type { Logger } from "../../core/logger.ts";
 import { apiKeyAuth } from "../http/auth.ts";
 import { answerWatch, type AnswerWatch } from "../http/client-gone.ts";
+import { directEventStreams } from "../http/direct-sse.ts";
 import { gatewayConcurrencyCap } from "../http/limits.ts";
 import { policyOf, presentedKey, type KeyPolicy } from "../shared/keys.ts";
 import { MemoryEventStore } from "./event-store.ts";
@@ -269,7 +270,11 @@ export class McpHttpEndpoint {
 
   mount(app: Hono): void {
     const gateway = this.options.config.gateway;
-    app.all("/mcp", rebindingGuard(this.options.config), mcpBearerAuth(gateway.apiKeys), gatewayConcurrencyCap(this.options.config), (c) => this.handle(c.req.raw, answerWatch(c)));
+    app.all("/mcp", rebindingGuard(this.options.config), mcpBearerAuth(gateway.apiKeys), gatewayConcurrencyCap(this.options.config), (c) => {
+      // The SDK's event streams written by our server, without @hono/node-server's wait (direct-web-stream.ts).
+      directEventStreams(c);
+      return this.handle(c.req.raw, answerWatch(c));
+    });
   }
 
   get sessionCount(): number {
