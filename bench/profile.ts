@@ -5,9 +5,11 @@
  * or speedscope) and prints the gateway's CPU per request and its costliest functions and
  * packages (self time).
  *
- *   npm run bench:profile -- [--stream] [--long] [--connections N] [--seconds N]
+ *   npm run bench:profile -- [--door chat|messages|responses] [--stream] [--long] [--connections N] [--seconds N]
  *
  * --long asks the fake for 200-chunk answers (per-event cost); the default is a short answer.
+ * --door picks the front door, each passing through to an upstream of its own protocol (the
+ * doors' target compares their CPU); chat by default.
  */
 import { spawn } from "node:child_process";
 import { Session } from "node:inspector/promises";
@@ -30,12 +32,28 @@ const { values } = parseArgs({
     long: { type: "boolean", default: false },
     connections: { type: "string", default: "16" },
     seconds: { type: "string", default: "5" },
+    door: { type: "string", default: "chat" },
   },
 });
 
-function load(url: string, seconds: string, body: string): Promise<{ rps: number; total: number; p50: number; p99: number; errors: number }> {
+/** Each door's pass-through request, as `npm run bench` sends it (the fake answers long streams on chat only). */
+function doorRequest(door: string, stream: boolean, content: string): { path: string; body: string; headers: Record<string, string> } {
+  const headers: Record<string, string> = { "x-mcp-servers": "none" };
+  switch (door) {
+    case "chat":
+      return { path: "/v1/chat/completions", body: JSON.stringify({ model: "fake/m", stream, messages: [{ role: "user", content }] }), headers };
+    case "messages":
+      return { path: "/v1/messages", body: JSON.stringify({ model: "claude/m", stream, max_tokens: 100, messages: [{ role: "user", content }] }), headers: { ...headers, "anthropic-version": "2023-06-01" } };
+    case "responses":
+      return { path: "/v1/responses", body: JSON.stringify({ model: "responses/m", stream, input: content }), headers };
+    default:
+      throw new Error(`--door: chat, messages or responses, not "${door}"`);
+  }
+}
+
+function load(url: string, seconds: string, body: string, headers: Record<string, string>): Promise<{ rps: number; total: number; p50: number; p99: number; errors: number }> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [join(root, "bench", "load.mjs"), url, values.connections!, seconds, body, JSON.stringify({ "x-mcp-servers": "none" })], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [join(root, "bench", "load.mjs"), url, values.connections!, seconds, body, JSON.stringify(headers)], { stdio: ["ignore", "pipe", "inherit"] });
     let out = "";
     child.stdout.on("data", (data: Buffer) => (out += data.toString()));
     child.once("exit", (code) => (code === 0 ? done(JSON.parse(out)) : fail(new Error(`load exited ${code}`))));
@@ -45,22 +63,27 @@ function load(url: string, seconds: string, body: string): Promise<{ rps: number
 async function main(): Promise<void> {
   const fakePort = await freePort();
   const fake = await start(process.execPath, [join(root, "bench", "fake-upstream.mjs")], { env: { PORT: String(fakePort) }, ready: /listening/, port: fakePort });
-  const config = resolveConfig({ providers: { fake: { type: "openai", baseURL: `http://127.0.0.1:${fakePort}/v1` } }, gateway: { maxConcurrentRequests: 4096, retries: { attempts: 1 } } }, process.env);
+  const providers = {
+    fake: { type: "openai", baseURL: `http://127.0.0.1:${fakePort}/v1` },
+    claude: { type: "anthropic", baseURL: `http://127.0.0.1:${fakePort}`, apiKey: "bench" },
+    responses: { type: "openai-responses", baseURL: `http://127.0.0.1:${fakePort}/v1`, apiKey: "bench" },
+  };
+  const config = resolveConfig({ providers, gateway: { maxConcurrentRequests: 4096, retries: { attempts: 1 } } }, process.env);
   // Info level as in production (the log line is part of the cost), written nowhere: the
   // summary is what this prints.
   const gateway = await createGateway(config, { logger: createLogger({ level: "info", destination: pino.destination({ dest: "/dev/null", sync: false }) }) });
   const server = await listen(gateway.app, "127.0.0.1", 0);
-  const body = JSON.stringify({ model: "fake/m", stream: values.stream, messages: [{ role: "user", content: values.long ? "long-answer" : "Say hello" }] });
-  const url = `${server.url}/v1/chat/completions`;
+  const { path, body, headers } = doorRequest(values.door!, values.stream!, values.long ? "long-answer" : "Say hello");
+  const url = `${server.url}${path}`;
   try {
-    await load(url, "1", body); // warm-up: JIT, connection pools
+    await load(url, "1", body, headers); // warm-up: JIT, connection pools
     const session = new Session();
     session.connect();
     await session.post("Profiler.enable");
     await session.post("Profiler.setSamplingInterval", { interval: 100 });
     await session.post("Profiler.start");
     const cpu = process.cpuUsage();
-    const result = await load(url, values.seconds!, body);
+    const result = await load(url, values.seconds!, body, headers);
     const used = process.cpuUsage(cpu);
     const { profile } = await session.post("Profiler.stop");
     session.disconnect();
