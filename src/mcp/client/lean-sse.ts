@@ -19,6 +19,7 @@ import { isJSONRPCErrorResponse, isJSONRPCResultResponse, parseJSONRPCMessage, t
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { claimNodeBody, failure } from "../../core/fast-fetch.ts";
 import { Utf8Decoder } from "../../core/utf8-decoder.ts";
+import { commonResultResponse } from "./result-response.ts";
 
 /** What the SDK passes its stream handler (its StartSSEOptions plus the request stream's end). */
 interface SseStreamOptions {
@@ -92,10 +93,14 @@ async function readStream(transport: TransportInternals, body: Readable, fetchSi
     if (!event.data) return;
     if (event.event && event.event !== "message") return;
     try {
-      const message = parseJSONRPCMessage(JSON.parse(event.data));
-      if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) {
+      const data: unknown = JSON.parse(event.data);
+      // The common answer without zod (./result-response.ts); everything else as the SDK checks it.
+      const common = commonResultResponse(data);
+      const message = common ?? parseJSONRPCMessage(data);
+      const response = common ?? (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message) ? message : undefined);
+      if (response) {
         receivedResponse = true;
-        if (replayMessageId !== undefined) message.id = replayMessageId;
+        if (replayMessageId !== undefined) response.id = replayMessageId;
       }
       transport.onmessage?.(message);
     } catch (error) {

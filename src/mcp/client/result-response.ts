@@ -1,0 +1,36 @@
+/**
+ * A JSON-RPC result response in its common shape, recognised without zod.
+ *
+ * The answer to every request the gateway forwards or makes (a `tools/call`, a list) is
+ * `{"jsonrpc":"2.0","id":…,"result":{…}}`. The SDK's reader checks each event with zod three
+ * times (`parseJSONRPCMessage`, then `isJSONRPCResultResponse` and `isJSONRPCErrorResponse`),
+ * and zod's unions build an issue list for every branch that does not match: about 2.5% of the
+ * gateway's CPU per forwarded `tools/call` (docs/performance.md). Here that shape is checked
+ * directly; anything else (notifications, requests, errors, a result whose `_meta` names the
+ * server, which zod may rewrite) still goes through the SDK's schemas, so what is refused, and
+ * how, is unchanged. What this accepts, the SDK's `JSONRPCResultResponseSchema` accepts
+ * unchanged (tested against it: test/mcp/result-response.test.ts).
+ */
+import { SERVER_INFO_META_KEY, type JSONRPCResultResponse } from "@modelcontextprotocol/client";
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** `value` as a result response when it has exactly the common shape; undefined otherwise (ask the SDK). */
+export function commonResultResponse(value: unknown): JSONRPCResultResponse | undefined {
+  if (!isPlainObject(value) || value["jsonrpc"] !== "2.0") return undefined;
+  const id = value["id"];
+  // The SDK's id: a string or an integer (zod's int is a safe integer).
+  if (typeof id !== "string" && !Number.isSafeInteger(id)) return undefined;
+  const result = value["result"];
+  if (!isPlainObject(result)) return undefined;
+  // The SDK's schema is strict: exactly these three keys.
+  let keys = 0;
+  for (const key in value) if (Object.hasOwn(value, key)) keys++;
+  if (keys !== 3) return undefined;
+  // `_meta`'s serverInfo is checked with a fallback that may replace it: the SDK decides.
+  const meta = result["_meta"];
+  if (meta !== undefined && (!isPlainObject(meta) || Object.hasOwn(meta, SERVER_INFO_META_KEY))) return undefined;
+  return value as JSONRPCResultResponse;
+}
