@@ -361,7 +361,21 @@ function treeCpuSeconds(pid: number): number {
  * Then each row is measured in turns, WORKER_ROUNDS rounds, best req/s and least CPU per request
  * of each, as the paired pass-through is: on a busy 2-core machine one run of each is a coin toss.
  */
-async function workers(fakePort: number, everythingPort: number, one: Running): Promise<void> {
+/**
+ * The most `--workers 2` can give over one process on this machine: the two cores are shared by
+ * the gateway, the load generator (this process: autocannon) and the fake upstream, so whatever
+ * the gateway does, the pair serves at most 2 / (g + l + u) requests per ms, where g, l and u are
+ * the CPU each request costs them (the one process's g: the pair's own is no lower). Divided by
+ * what the one process served (requests per ms), that is the highest ratio the run could show.
+ * A cheaper gateway lowers it when the one process is bound by its core (then 1/g requests per
+ * ms, and the ratio at most 2g/(g+l+u)): the load and the upstream take a larger share.
+ */
+function workersCeiling(oneProcessRps: number, g: number, l: number, u: number): number {
+  return 2 / (g + l + u) / (oneProcessRps / 1000);
+}
+
+async function workers(fake: Running, everythingPort: number, one: Running): Promise<void> {
+  const fakePort = fake.port;
   const redisServer = process.env.REDIS_SERVER ?? "redis-server";
   if (spawnSync(redisServer, ["--version"]).error) {
     const why = `skipped: ${redisServer} is not installed (apt-get install redis-server)`;
@@ -388,7 +402,16 @@ async function workers(fakePort: number, everythingPort: number, one: Running): 
     // Stored responses (store: true by default): a write to the store per request.
     ["/v1/responses stored", "/v1/responses", responsesBody("responses/m", false), 16, 1],
   ];
-  const oneCpu = (run: () => Promise<Throughput>) => withCpu(one.child.pid!, run);
+  // Besides the one process's own CPU, the load generator's and the fake upstream's (least per request: the ceiling's figures).
+  const others = { load: Infinity, upstream: Infinity };
+  const oneCpu = async (run: () => Promise<Throughput>) => {
+    const [load, upstream] = [process.cpuUsage(), cpuSeconds(fake.child.pid!)];
+    const measured = await withCpu(one.child.pid!, run);
+    const used = process.cpuUsage(load);
+    others.load = Math.min(others.load, (used.user + used.system) / 1000 / Math.max(1, measured.total));
+    others.upstream = Math.min(others.upstream, ((cpuSeconds(fake.child.pid!) - upstream) * 1000) / Math.max(1, measured.total));
+    return measured;
+  };
   const pairCpu = async (run: () => Promise<Throughput>) => {
     const before = treeCpuSeconds(pair.child.pid!);
     const result = await run();
@@ -400,7 +423,8 @@ async function workers(fakePort: number, everythingPort: number, one: Running): 
     for (const { path, body } of kinds.values()) {
       for (const url of [pairUrl, oneUrl]) await throughput(`${url}${path}`, body, 16, WORKER_WARM_SECONDS, headers);
     }
-    for (const [label, path, body, connections, rounds] of rows) {
+    for (const row of rows) {
+      const [label, path, body, connections, rounds] = row;
       let g1: (Throughput & { cpuMsPerRequest: number }) | undefined;
       let w: (Throughput & { cpuMsPerRequest: number }) | undefined;
       for (let round = 0; round < rounds; round++) {
@@ -415,6 +439,16 @@ async function workers(fakePort: number, everythingPort: number, one: Running): 
         `${f(t.rps, 0)} (${t.p50}/${t.p99})${Number.isNaN(t.cpuMsPerRequest) ? "" : `, ${f(t.cpuMsPerRequest, 3)} ms CPU/req`}${t.errors > 0 ? ` (${t.errors} errors)` : ""}`;
       const scenario = `${label} req/s, ${connections} conn (p50/p99 ms)${rounds > 1 ? `, best of ${rounds} rounds in turns` : ""}`;
       workerRows.push({ scenario, direct: cell(g1!), gateway: cell(w!), ratio: `${f((w!.rps / g1!.rps) * 100, 0)}%` });
+      if (rows.indexOf(row) === 0) {
+        const ceiling = workersCeiling(g1!.rps, g1!.cpuMsPerRequest, others.load, others.upstream);
+        results.workers_ceiling_c16 = { ratio: ceiling, gatewayMs: g1!.cpuMsPerRequest, loadGeneratorMs: others.load, upstreamMs: others.upstream };
+        workerRows.push({
+          scenario: "the most two cores allow the pair, 2/(g+l+u), against the one process: CPU per request of gateway g, load l, upstream u",
+          direct: `g ${f(g1!.cpuMsPerRequest, 3)}, l ${f(others.load, 3)}, u ${f(others.upstream, 3)} ms`,
+          gateway: "-",
+          ratio: `${f(ceiling * 100, 0)}%`,
+        });
+      }
     }
   } finally {
     await pair.stop();
@@ -658,7 +692,7 @@ async function main(): Promise<void> {
     if (wanted("passthrough") && wanted("messages") && wanted("responses")) await pairedDoors(gateway.port, gateway.child.pid!);
     if (wanted("long")) await longStreams(fakeUrl, gatewayUrl, gateway.child.pid!);
     if (wanted("mcp")) await mcpToolCall(everything.port, gateway.port);
-    if (wanted("workers")) await workers(fake.port, everything.port, gateway);
+    if (wanted("workers")) await workers(fake, everything.port, gateway);
     if (wanted("observe")) await observe(fake.port, everything.port, gateway);
     if (wanted("conversations")) await conversations(fake.port, everything.port, 1000);
   } finally {

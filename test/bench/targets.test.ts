@@ -84,4 +84,11 @@ describe("bench targets", () => {
     };
     expect(judge(partial)[0]).toMatchObject({ measured: "+0.500 ms (bare proxy +0.300 ms)", met: true });
   });
+
+  it("shows beside the --workers verdict the most two workers could give on the run's machine, when measured", () => {
+    const workers = { workers_pass_through_non_streaming_c16: { oneProcessMemory: { rps: 3000 }, twoWorkersRedis: { rps: 3750 } } };
+    expect(judge(workers)).toEqual([{ target: "--workers 2 (Redis) vs one process, pass-through req/s, 16 conn", measured: "1.25× (3750 vs 3000)", limit: "≥ 1.3×", met: false }]);
+    const [verdict] = judge({ ...workers, workers_ceiling_c16: { ratio: 1.37, gatewayMs: 0.25, loadGeneratorMs: 0.08, upstreamMs: 0.035 } });
+    expect(verdict).toMatchObject({ measured: "1.25× (3750 vs 3000); at most 1.37× on this machine", met: false });
+  });
 });
