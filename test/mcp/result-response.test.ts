@@ -77,7 +77,11 @@ describe("commonResultResponse", () => {
       // zod replaces a serverInfo it does not take: the SDK's value, not ours.
       { jsonrpc: "2.0", id: 1, result: { _meta: { [SERVER_INFO_META_KEY]: "not an implementation" } } },
       { jsonrpc: "2.0", id: 1, result: { _meta: "not an object" } },
+      // zod drops an own "__proto__" key from what it copies (found by the property above).
+      JSON.parse('{"jsonrpc":"2.0","id":0,"result":{"__proto__":[]}}'),
+      JSON.parse('{"jsonrpc":"2.0","id":0,"result":{"_meta":{"__proto__":{}}}}'),
     ];
+    for (const other of others.slice(-2)) expect(parseJSONRPCMessage(other)).not.toEqual(other);
     for (const other of others) expect(commonResultResponse(other)).toBeUndefined();
   });
 });

@@ -24,13 +24,14 @@ export function commonResultResponse(value: unknown): JSONRPCResultResponse | un
   // The SDK's id: a string or an integer (zod's int is a safe integer).
   if (typeof id !== "string" && !Number.isSafeInteger(id)) return undefined;
   const result = value["result"];
-  if (!isPlainObject(result)) return undefined;
+  // zod copies a result's keys into a new object and drops an own "__proto__" (JSON.parse makes one).
+  if (!isPlainObject(result) || Object.hasOwn(result, "__proto__")) return undefined;
   // The SDK's schema is strict: exactly these three keys.
   let keys = 0;
   for (const key in value) if (Object.hasOwn(value, key)) keys++;
   if (keys !== 3) return undefined;
   // `_meta`'s serverInfo is checked with a fallback that may replace it: the SDK decides.
   const meta = result["_meta"];
-  if (meta !== undefined && (!isPlainObject(meta) || Object.hasOwn(meta, SERVER_INFO_META_KEY))) return undefined;
+  if (meta !== undefined && (!isPlainObject(meta) || Object.hasOwn(meta, SERVER_INFO_META_KEY) || Object.hasOwn(meta, "__proto__"))) return undefined;
   return value as JSONRPCResultResponse;
 }
