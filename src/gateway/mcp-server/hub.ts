@@ -31,7 +31,7 @@ import {
   type ServerNotification,
   type Tool,
 } from "@modelcontextprotocol/server";
-import type { GatewayConfig } from "../../core/config/index.ts";
+import type { GatewayConfig, ServerConfig } from "../../core/config/index.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { McpPool, UpstreamClient, UpstreamHandlers } from "../../mcp/pool.ts";
 import type { ToolSet } from "../../core/index.ts";
@@ -199,13 +199,20 @@ export class McpHub implements SessionHub {
     const pool = this.pool;
     if (!pool) return [];
     return pool.servers.flatMap((server) => {
-      const client = pool.connection(server.name)?.upstream;
-      return client ? [{ name: server.name, prefix: server.prefix, client, capabilities: client.capabilities, timeoutMs: server.timeoutMs, config: server }] : [];
+      const upstream = this.upstreamOf(server);
+      return upstream ? [upstream] : [];
     });
   }
 
+  /** One server's, without building every other's (each forwarded `tools/call` asks). */
   private upstream(name: string): Upstream | undefined {
-    return this.upstreams().find((u) => u.name === name);
+    const server = this.pool?.servers.find((s) => s.name === name);
+    return server && this.upstreamOf(server);
+  }
+
+  private upstreamOf(server: ServerConfig): Upstream | undefined {
+    const client = this.pool?.connection(server.name)?.upstream;
+    return client ? { name: server.name, prefix: server.prefix, client, capabilities: client.capabilities, timeoutMs: server.timeoutMs, config: server } : undefined;
   }
 
   private onResourceUpdated(uri: string, params: Record<string, unknown>): void {
