@@ -7,7 +7,8 @@
  *
  *   npm run bench:profile -- [--door chat|messages|responses] [--stream] [--long] [--connections N] [--seconds N]
  *
- * --long asks the fake for 200-chunk answers (per-event cost); the default is a short answer.
+ * --long asks the fake for 200-chunk answers (per-event cost; the chat door only: the fake answers
+ * the others short); the default is a short answer.
  * --door picks the front door, each passing through to an upstream of its own protocol (the
  * doors' target compares their CPU); chat by default.
  */
@@ -61,6 +62,8 @@ function load(url: string, seconds: string, body: string, headers: Record<string
 }
 
 async function main(): Promise<void> {
+  // Checked before anything starts: a bad --door leaves no process behind.
+  const { path, body, headers } = doorRequest(values.door!, values.stream!, values.long ? "long-answer" : "Say hello");
   const fakePort = await freePort();
   const fake = await start(process.execPath, [join(root, "bench", "fake-upstream.mjs")], { env: { PORT: String(fakePort) }, ready: /listening/, port: fakePort });
   const providers = {
@@ -73,7 +76,6 @@ async function main(): Promise<void> {
   // summary is what this prints.
   const gateway = await createGateway(config, { logger: createLogger({ level: "info", destination: pino.destination({ dest: "/dev/null", sync: false }) }) });
   const server = await listen(gateway.app, "127.0.0.1", 0);
-  const { path, body, headers } = doorRequest(values.door!, values.stream!, values.long ? "long-answer" : "Say hello");
   const url = `${server.url}${path}`;
   try {
     await load(url, "1", body, headers); // warm-up: JIT, connection pools

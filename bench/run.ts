@@ -350,6 +350,20 @@ function treeCpuSeconds(pid: number): number {
 }
 
 /**
+ * The most `--workers 2` can give over one process on the run's machine. Each worker runs on at
+ * most one core, and the machine's cores are shared with the load generator (this process:
+ * autocannon) and the fake upstream, so whatever the gateway does, the pair serves at most
+ * min(2/g, cores/(g + l + u)) requests per ms, where g, l and u are the CPU each request costs
+ * them (the one process's g: the pair's own is no lower). Divided by what the one process served
+ * (requests per ms), that is the highest ratio the run could show. On two cores, with the one
+ * process bound by its core (1/g requests per ms), it is 2g/(g+l+u): a cheaper gateway lowers it,
+ * since the load and the upstream then take a larger share of the cores.
+ */
+function workersCeiling(oneProcessRps: number, g: number, l: number, u: number, cores = cpus().length): number {
+  return Math.min(2 / g, cores / (g + l + u)) / (oneProcessRps / 1000);
+}
+
+/**
  * `serve --workers 2` with the Redis store beside one process with the memory store (the
  * gateway every other scenario measures), same run, same load: pass-through requests/s and CPU
  * per request (all the processes of each). Needs redis-server (Debian's package): skipped, saying
@@ -361,19 +375,6 @@ function treeCpuSeconds(pid: number): number {
  * Then each row is measured in turns, WORKER_ROUNDS rounds, best req/s and least CPU per request
  * of each, as the paired pass-through is: on a busy 2-core machine one run of each is a coin toss.
  */
-/**
- * The most `--workers 2` can give over one process on this machine: the two cores are shared by
- * the gateway, the load generator (this process: autocannon) and the fake upstream, so whatever
- * the gateway does, the pair serves at most 2 / (g + l + u) requests per ms, where g, l and u are
- * the CPU each request costs them (the one process's g: the pair's own is no lower). Divided by
- * what the one process served (requests per ms), that is the highest ratio the run could show.
- * A cheaper gateway lowers it when the one process is bound by its core (then 1/g requests per
- * ms, and the ratio at most 2g/(g+l+u)): the load and the upstream take a larger share.
- */
-function workersCeiling(oneProcessRps: number, g: number, l: number, u: number): number {
-  return 2 / (g + l + u) / (oneProcessRps / 1000);
-}
-
 async function workers(fake: Running, everythingPort: number, one: Running): Promise<void> {
   const fakePort = fake.port;
   const redisServer = process.env.REDIS_SERVER ?? "redis-server";
@@ -443,7 +444,7 @@ async function workers(fake: Running, everythingPort: number, one: Running): Pro
         const ceiling = workersCeiling(g1!.rps, g1!.cpuMsPerRequest, others.load, others.upstream);
         results.workers_ceiling_c16 = { ratio: ceiling, gatewayMs: g1!.cpuMsPerRequest, loadGeneratorMs: others.load, upstreamMs: others.upstream };
         workerRows.push({
-          scenario: "the most two cores allow the pair, 2/(g+l+u), against the one process: CPU per request of gateway g, load l, upstream u",
+          scenario: "the most the cores allow the pair, min(2/g, cores/(g+l+u)), against the one process: CPU/request of gateway g, load l, upstream u",
           direct: `g ${f(g1!.cpuMsPerRequest, 3)}, l ${f(others.load, 3)}, u ${f(others.upstream, 3)} ms`,
           gateway: "-",
           ratio: `${f(ceiling * 100, 0)}%`,

@@ -8,8 +8,10 @@
  * gateway's CPU per forwarded `tools/call` (docs/performance.md). Here that shape is checked
  * directly; anything else (notifications, requests, errors, a result whose `_meta` names the
  * server, which zod may rewrite) still goes through the SDK's schemas, so what is refused, and
- * how, is unchanged. What this accepts, the SDK's `JSONRPCResultResponseSchema` accepts
- * unchanged (tested against it: test/mcp/result-response.test.ts).
+ * how, is unchanged. What this accepts, the SDK's `JSONRPCResultResponseSchema` accepts and
+ * parses to an equal value (tested against it: test/mcp/result-response.test.ts); only the order
+ * of keys differs (zod's copy puts its declared keys first), which nothing downstream reads: the
+ * SDK's Protocol passes the message on, and every caller parses its `result` with a schema again.
  */
 import { SERVER_INFO_META_KEY, type JSONRPCResultResponse } from "@modelcontextprotocol/client";
 
