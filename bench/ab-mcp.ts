@@ -15,8 +15,8 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { percentile } from "./measure.ts";
-import { cpuSeconds, freePort, start, type Running } from "./processes.ts";
+import { median, percentile } from "./measure.ts";
+import { cpuSeconds, freePort, start, startEverything, type Running } from "./processes.ts";
 
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const [dirA, dirB, rounds = "6", calls = "1000"] = process.argv.slice(2);
@@ -53,14 +53,9 @@ async function measure(g: Running, count: number): Promise<{ cpu: number; p50: n
   }
 }
 
-const everythingPort = await freePort();
-const everything = await start(
-  process.execPath,
-  ["--require", join(root, "test", "helpers", "loopback-preload.cjs"), join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js"), "streamableHttp"],
-  { env: { PORT: String(everythingPort) }, ready: /listening on port/i, port: everythingPort },
-);
-const a = await gateway(dirA, everythingPort);
-const b = await gateway(dirB, everythingPort);
+const everything = await startEverything(root);
+const a = await gateway(dirA, everything.port);
+const b = await gateway(dirB, everything.port);
 const seen: Record<"A" | "B", { cpu: number[]; p50: number[] }> = { A: { cpu: [], p50: [] }, B: { cpu: [], p50: [] } };
 try {
   // Warm, as the bench warms /mcp before its timed calls.
@@ -77,7 +72,6 @@ try {
     }
     process.stdout.write(`${line.join("   ")}\n`);
   }
-  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
   const least = (name: "A" | "B") => Math.min(...seen[name].cpu);
   process.stdout.write(`least CPU/call: A ${least("A").toFixed(3)} ms, B ${least("B").toFixed(3)} ms (B/A ${(least("B") / least("A")).toFixed(2)})\n`);
   process.stdout.write(`median p50: A ${median(seen.A.p50).toFixed(2)} ms, B ${median(seen.B.p50).toFixed(2)} ms (B/A ${(median(seen.B.p50) / median(seen.A.p50)).toFixed(2)})\n`);

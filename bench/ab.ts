@@ -18,7 +18,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { sequentialLatency, throughput } from "./measure.ts";
+import { median, sequentialLatency, throughput } from "./measure.ts";
 import { cpuSeconds, freePort, start, type Running } from "./processes.ts";
 
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
@@ -97,7 +97,6 @@ async function latencyRounds(a: Running, b: Running, body: string, headers: Reco
     }
     process.stdout.write(`${line.join("   ")}\n`);
   }
-  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
   process.stdout.write(`median p50: A ${median(p50s.A).toFixed(3)} ms, B ${median(p50s.B).toFixed(3)} ms (B/A ${(median(p50s.B) / median(p50s.A)).toFixed(2)})\n`);
 }
 

@@ -47,6 +47,11 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
+/** The middle value (the upper one of an even count), unsorted input left as it is. */
+export function median(values: number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+}
+
 /** Sequential requests on one keep-alive connection: precise per-request latency (sub-ms). */
 export async function sequentialLatency(url: string, body: string, count: number, headers: Record<string, string> = {}): Promise<Latency> {
   for (let i = 0; i < Math.min(50, count); i++) await timed(url, body, headers); // warm-up

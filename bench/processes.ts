@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { join } from "node:path";
 
 export interface Running {
   child: ChildProcess;
@@ -48,6 +49,19 @@ export function start(command: string, args: string[], options: { env?: Record<s
     child.stderr!.on("data", onData);
     child.once("exit", (code) => reject(new Error(`${command} ${args.join(" ")} exited (${code}) before it was ready:\n${output}`)));
   });
+}
+
+/**
+ * server-everything (the devDependency) over Streamable HTTP on a free port, for the scenarios that
+ * need a real MCP server; `root` is the repository's.
+ */
+export async function startEverything(root: string): Promise<Running> {
+  const port = await freePort();
+  return start(
+    process.execPath,
+    ["--require", join(root, "test", "helpers", "loopback-preload.cjs"), join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js"), "streamableHttp"],
+    { env: { PORT: String(port) }, ready: /listening on port/i, port },
+  );
 }
 
 /** Resident set size of a process, in MB (Linux). */

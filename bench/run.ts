@@ -17,10 +17,10 @@ import { fileURLToPath } from "node:url";
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { percentile, sequentialLatency, throughput, type Latency, type Throughput } from "./measure.ts";
-import { cpuSeconds, freePort, start, watchRss, type Running } from "./processes.ts";
+import { median, percentile, sequentialLatency, throughput, type Latency, type Throughput } from "./measure.ts";
+import { cpuSeconds, freePort, start, startEverything, watchRss, type Running } from "./processes.ts";
 import { startRedis } from "../test/helpers/redis-server.ts";
-import { judge, type Verdict } from "./targets.ts";
+import { judge, workersCeiling, type Verdict } from "./targets.ts";
 
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -41,19 +41,15 @@ const results: Record<string, unknown> = {};
 const f = (n: number, digits = 2) => n.toFixed(digits);
 
 async function startAll(): Promise<{ fake: Running; bare: Running; everything: Running; gateway: Running }> {
-  const [fakePort, barePort, everythingPort] = [await freePort(), await freePort(), await freePort()];
+  const [fakePort, barePort] = [await freePort(), await freePort()];
   const fake = await start(node, [join(root, "bench", "fake-upstream.mjs")], { env: { PORT: String(fakePort) }, ready: /listening/, port: fakePort });
   const bare = await start(node, [join(root, "bench", "bare-proxy.mjs")], {
     env: { PORT: String(barePort), UPSTREAM: `http://127.0.0.1:${fakePort}/v1/chat/completions` },
     ready: /listening/,
     port: barePort,
   });
-  const everything = await start(
-    node,
-    ["--require", join(root, "test", "helpers", "loopback-preload.cjs"), join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js"), "streamableHttp"],
-    { env: { PORT: String(everythingPort) }, ready: /listening on port/i, port: everythingPort },
-  );
-  const gateway = await startGateway(fakePort, everythingPort);
+  const everything = await startEverything(root);
+  const gateway = await startGateway(fakePort, everything.port);
   return { fake, bare, everything, gateway };
 }
 
@@ -257,7 +253,6 @@ function bestOf(a: (Throughput & { cpuMsPerRequest: number }) | undefined, b: Th
   return a === undefined ? b : { ...b, cpuMsPerRequest: Math.min(a.cpuMsPerRequest, b.cpuMsPerRequest), rps: Math.max(a.rps, b.rps) };
 }
 
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /**
  * The latency targets compare what the gateway adds at one connection with what the bare proxy
@@ -350,20 +345,6 @@ function treeCpuSeconds(pid: number): number {
 }
 
 /**
- * The most `--workers 2` can give over one process on the run's machine. Each worker runs on at
- * most one core, and the machine's cores are shared with the load generator (this process:
- * autocannon) and the fake upstream, so whatever the gateway does, the pair serves at most
- * min(2/g, cores/(g + l + u)) requests per ms, where g, l and u are the CPU each request costs
- * them (the one process's g: the pair's own is no lower). Divided by what the one process served
- * (requests per ms), that is the highest ratio the run could show. On two cores, with the one
- * process bound by its core (1/g requests per ms), it is 2g/(g+l+u): a cheaper gateway lowers it,
- * since the load and the upstream then take a larger share of the cores.
- */
-function workersCeiling(oneProcessRps: number, g: number, l: number, u: number, cores = cpus().length): number {
-  return Math.min(2 / g, cores / (g + l + u)) / (oneProcessRps / 1000);
-}
-
-/**
  * `serve --workers 2` with the Redis store beside one process with the memory store (the
  * gateway every other scenario measures), same run, same load: pass-through requests/s and CPU
  * per request (all the processes of each). Needs redis-server (Debian's package): skipped, saying
@@ -424,8 +405,7 @@ async function workers(fake: Running, everythingPort: number, one: Running): Pro
     for (const { path, body } of kinds.values()) {
       for (const url of [pairUrl, oneUrl]) await throughput(`${url}${path}`, body, 16, WORKER_WARM_SECONDS, headers);
     }
-    for (const row of rows) {
-      const [label, path, body, connections, rounds] = row;
+    for (const [index, [label, path, body, connections, rounds]] of rows.entries()) {
       let g1: (Throughput & { cpuMsPerRequest: number }) | undefined;
       let w: (Throughput & { cpuMsPerRequest: number }) | undefined;
       for (let round = 0; round < rounds; round++) {
@@ -440,8 +420,9 @@ async function workers(fake: Running, everythingPort: number, one: Running): Pro
         `${f(t.rps, 0)} (${t.p50}/${t.p99})${Number.isNaN(t.cpuMsPerRequest) ? "" : `, ${f(t.cpuMsPerRequest, 3)} ms CPU/req`}${t.errors > 0 ? ` (${t.errors} errors)` : ""}`;
       const scenario = `${label} req/s, ${connections} conn (p50/p99 ms)${rounds > 1 ? `, best of ${rounds} rounds in turns` : ""}`;
       workerRows.push({ scenario, direct: cell(g1!), gateway: cell(w!), ratio: `${f((w!.rps / g1!.rps) * 100, 0)}%` });
-      if (rows.indexOf(row) === 0) {
-        const ceiling = workersCeiling(g1!.rps, g1!.cpuMsPerRequest, others.load, others.upstream);
+      // The first row is the target's: the bound beside it, from its rounds' figures.
+      if (index === 0) {
+        const ceiling = workersCeiling(g1!.rps, g1!.cpuMsPerRequest, others.load, others.upstream, cpus().length);
         results.workers_ceiling_c16 = { ratio: ceiling, gatewayMs: g1!.cpuMsPerRequest, loadGeneratorMs: others.load, upstreamMs: others.upstream };
         workerRows.push({
           scenario: "the most the cores allow the pair, min(2/g, cores/(g+l+u)), against the one process: CPU/request of gateway g, load l, upstream u",

@@ -121,8 +121,22 @@ const TARGETS: Target[] = [
 ];
 
 /**
- * The --workers verdict with the most two workers could give on the machine of the run (bench/run.ts,
- * workersCeiling), when measured: on two cores shared with the load generator and the upstream,
+ * The most `--workers 2` can give over one process on the run's machine (bench/run.ts measures the figures). Each worker runs on at
+ * most one core, and the machine's cores are shared with the load generator (this process:
+ * autocannon) and the fake upstream, so whatever the gateway does, the pair serves at most
+ * min(2/g, cores/(g + l + u)) requests per ms, where g, l and u are the CPU each request costs
+ * them (the one process's g: the pair's own is no lower). Divided by what the one process served
+ * (requests per ms), that is the highest ratio the run could show. On two cores, with the one
+ * process bound by its core (1/g requests per ms), it is 2g/(g+l+u): a cheaper gateway lowers it,
+ * since the load and the upstream then take a larger share of the cores.
+ */
+export function workersCeiling(oneProcessRps: number, g: number, l: number, u: number, cores: number): number {
+  return Math.min(2 / g, cores / (g + l + u)) / (oneProcessRps / 1000);
+}
+
+/**
+ * The --workers verdict with the most two workers could give on the machine of the run
+ * (`workersCeiling`), when measured: with cores shared with the load generator and the upstream,
  * the ratio is bound by the CPU each of them costs per request, whatever the gateway does.
  */
 function withCeiling(target: Target): Target {

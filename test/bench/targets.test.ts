@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { judge } from "../../bench/targets.ts";
+import { judge, workersCeiling } from "../../bench/targets.ts";
 
 /** Results shaped as bench/run.ts writes them, with the gateway at `gatewayCpu` ms per request. */
 function results(gatewayCpu: number): Record<string, unknown> {
@@ -90,5 +90,16 @@ describe("bench targets", () => {
     expect(judge(workers)).toEqual([{ target: "--workers 2 (Redis) vs one process, pass-through req/s, 16 conn", measured: "1.25× (3750 vs 3000)", limit: "≥ 1.3×", met: false }]);
     const [verdict] = judge({ ...workers, workers_ceiling_c16: { ratio: 1.37, gatewayMs: 0.25, loadGeneratorMs: 0.08, upstreamMs: 0.035 } });
     expect(verdict).toMatchObject({ measured: "1.25× (3750 vs 3000); at most 1.37× on this machine", met: false });
+  });
+
+  it("bounds --workers 2 by the cores it shares with the load generator and the upstream, and by a core per worker", () => {
+    // One process bound by its core (1/g = 4 requests per ms): on two cores, 2g/(g+l+u).
+    expect(workersCeiling(4000, 0.25, 0.05, 0.05, 2)).toBeCloseTo((2 * 0.25) / 0.35, 10);
+    // A cheaper gateway lowers it: the load and the upstream take a larger share of the cores.
+    expect(workersCeiling(1000 / 0.15, 0.15, 0.05, 0.05, 2)).toBeLessThan(workersCeiling(4000, 0.25, 0.05, 0.05, 2));
+    // With cores to spare, each worker's own core is the bound: 2/g against 1/g.
+    expect(workersCeiling(4000, 0.25, 0.05, 0.05, 8)).toBeCloseTo(2, 10);
+    // A one process that did not fill its core leaves more room.
+    expect(workersCeiling(2000, 0.25, 0.05, 0.05, 2)).toBeCloseTo(2 / 0.35 / 2, 10);
   });
 });
