@@ -5,6 +5,11 @@
  * or speedscope) and prints the gateway's CPU per request and its costliest functions and
  * packages (self time).
  *
+ * The gateway is the compiled one (dist/, built first by the npm script), as `npm run bench` and
+ * users run it: run from src through tsx, every named closure costs an extra `__name` call
+ * (esbuild's keepNames), about 3% of a profile that is not the product's.
+ * BENCH_PROFILE_SOURCES=1 profiles src instead.
+ *
  *   npm run bench:profile -- [--door chat|messages|responses] [--stream] [--long] [--connections N] [--seconds N]
  *
  * --long asks the fake for 200-chunk answers (per-event cost; the chat door only: the fake answers
@@ -14,19 +19,28 @@
  */
 import { spawn } from "node:child_process";
 import { Session } from "node:inspector/promises";
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { pino } from "pino";
-import { resolveConfig } from "../src/core/config/index.ts";
-import { createLogger } from "../src/core/logger.ts";
-import { createGateway } from "../src/gateway/runtime.ts";
-import { listen } from "../src/gateway/http/listen.ts";
 import { freePort, start } from "./processes.ts";
 import { summarize } from "./profile-summary.ts";
 
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
+
+/** The gateway's modules: compiled (dist/) unless BENCH_PROFILE_SOURCES is set. */
+async function gatewayModules() {
+  const sources = process.env.BENCH_PROFILE_SOURCES === "1";
+  if (!sources && !existsSync(join(root, "dist", ".build-stamp"))) throw new Error("no dist/: run `npm run build` (or BENCH_PROFILE_SOURCES=1)");
+  const at = (path: string) => (sources ? `../src/${path}.ts` : `../dist/${path}.js`);
+  return {
+    ...((await import(at("core/config/index"))) as typeof import("../src/core/config/index.ts")),
+    ...((await import(at("core/logger"))) as typeof import("../src/core/logger.ts")),
+    ...((await import(at("gateway/runtime"))) as typeof import("../src/gateway/runtime.ts")),
+    ...((await import(at("gateway/http/listen"))) as typeof import("../src/gateway/http/listen.ts")),
+  };
+}
 const { values } = parseArgs({
   options: {
     stream: { type: "boolean", default: false },
@@ -64,6 +78,7 @@ function load(url: string, seconds: string, body: string, headers: Record<string
 async function main(): Promise<void> {
   // Checked before anything starts: a bad --door leaves no process behind.
   const { path, body, headers } = doorRequest(values.door!, values.stream!, values.long ? "long-answer" : "Say hello");
+  const { resolveConfig, createLogger, createGateway, listen } = await gatewayModules();
   const fakePort = await freePort();
   const fake = await start(process.execPath, [join(root, "bench", "fake-upstream.mjs")], { env: { PORT: String(fakePort) }, ready: /listening/, port: fakePort });
   const providers = {
