@@ -23,7 +23,7 @@ import { errorResponse } from "./errors.ts";
 import { hostCheck, hostGuard } from "./host-guard.ts";
 import { keyLimitsGate, keyLimitsOn } from "./key-limits.ts";
 import { gatewayConcurrencyCap } from "./limits.ts";
-import { requestIdFrom } from "./request-id.ts";
+import { ANTHROPIC_IDS, carriesIds, requestIdFrom } from "./request-id.ts";
 import { traceCarrierFrom, withRequestId } from "../../core/request-context.ts";
 import { tracingOn } from "../../core/tracing.ts";
 import { embeddingsHandler } from "./routes/embeddings.ts";
@@ -82,7 +82,10 @@ function requestContext(logger: Logger, observe?: MiddlewareHandler): Middleware
     const path = c.req.path;
     const door = path === "/v1" || path.startsWith("/v1/");
     const anthropic = door && (path.startsWith("/v1/messages") || c.req.header("anthropic-version") !== undefined);
-    if (anthropic) c.set("errorFormat" as never, anthropicErrorFormat as never);
+    if (anthropic) {
+      c.set("errorFormat" as never, anthropicErrorFormat as never);
+      c.set(ANTHROPIC_IDS as never, true as never);
+    }
     const trace = tracingOn() ? undefined : traceCarrierFrom(c.req.header("traceparent"), c.req.header("tracestate"));
     if (trace) c.set("traceCarrier" as never, trace as never);
     // The front doors' observation runs in this layer (one layer less: ./admission.ts says why).
@@ -95,8 +98,11 @@ function requestContext(logger: Logger, observe?: MiddlewareHandler): Middleware
       // answered as app.onError answers it, with the request id below.
       c.res = errorResponse(c, error);
     }
-    c.res.headers.set("x-request-id", id);
-    if (anthropic) c.res.headers.set("request-id", id);
+    // A door's whole answer has them already, in plain headers worth keeping plain (./request-id.ts).
+    const answer = c.res;
+    if (carriesIds(c, answer)) return;
+    answer.headers.set("x-request-id", id);
+    if (anthropic) answer.headers.set("request-id", id);
   };
 }
 

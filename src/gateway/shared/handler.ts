@@ -5,12 +5,10 @@
  */
 import { createHash } from "node:crypto";
 import type { Context } from "hono";
-import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { GatewayError, toGatewayError } from "../../core/index.ts";
-import { extend } from "../../core/extend.ts";
 import { callerKey } from "../http/auth.ts";
 import { abortWhenClientGone } from "../http/client-gone.ts";
-import { requestIdOf } from "../http/request-id.ts";
+import { answerWithIds, requestIdOf } from "../http/request-id.ts";
 import { directSseResponse } from "../http/direct-sse.ts";
 import { errorResponse } from "../http/errors.ts";
 import { jsonShapeProblem, type JsonLimits } from "../http/limits.ts";
@@ -27,9 +25,6 @@ import { prepareRequest } from "./prepare.ts";
 import { startSse } from "./sse-frames.ts";
 import { streamResponse } from "./sse-pump.ts";
 import { observationOf } from "../observe/routes.ts";
-
-/** The header c.json() sets; a whole answer is serialized here, once (see its use). */
-const JSON_CONTENT: Record<string, string> = { "Content-Type": "application/json" };
 
 export async function readJson(c: Context, limits: JsonLimits & { maxBodyBytes: number }): Promise<unknown> {
   const text = await readBodyText(c, limits.maxBodyBytes);
@@ -179,8 +174,8 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
       clearTimeout(deadline);
       stopWatching();
       log.info(requestLine(logFields, outcome, started, true), door.label);
-      // What c.json sends, from the text above.
-      return c.body(answerJson, 200 as ContentfulStatusCode, extend(JSON_CONTENT, answer.headers ? extend(headers, answer.headers) : headers));
+      // What c.json would send, from the text above, its headers kept plain (src/gateway/http/request-id.ts).
+      return answerWithIds(c, answerJson, 200, Object.assign({ "content-type": "application/json" }, headers, answer.headers));
     } catch (error) {
       clearTimeout(deadline);
       stopWatching();
