@@ -6,9 +6,10 @@
 # unless you mount your own over it. test/deploy/dockerfile.e2e.test.ts performs these steps
 # without Docker (the RUN lines as written) and checks the result answers /health.
 
-# Node 22 (LTS): Node 20 reached its end of life in April 2026, and the gateway spends about a
-# fifth less CPU per request on 22 (docs/performance.md). CI runs the whole suite on Node 22 too
-# (`npm run test:node22`), and test/deploy/dockerfile.e2e.test.ts runs this image's command on it.
+# Node 22 (LTS): Node 20 reached its end of life in April 2026, and the gateway spent 10–19% less
+# CPU per request on 22 in two whole runs of the bench (docs/performance.md). CI runs the whole
+# suite on Node 22 too (`npm run test:node22`), and test/deploy/dockerfile.e2e.test.ts runs this
+# image's command on it.
 
 # Build stage: the production dependencies, plus the TypeScript compiler and Node's types at the
 # versions package.json pins, in .tools/ (not the whole development set: tests, clients, browsers).
