@@ -6,6 +6,7 @@
  * servers are the real server-everything and server-filesystem; the provider a scripted fake.
  */
 import { existsSync } from "node:fs";
+import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import OpenAI from "openai";
@@ -162,7 +163,27 @@ describe("per-request loop options", () => {
     const header = await openai.chat.completions.create({ model: "agent", messages: user("hi") }, { headers: { "x-mcp-gateway-max-iterations": "0" } }).catch((e: unknown) => e);
     expect((header as InstanceType<typeof OpenAI.BadRequestError>).param).toBe("x-mcp-gateway-max-iterations");
   });
+
+  it("an option header is read whatever the case of its name on the wire (raw HTTP/1.1, as a client wrote it)", async () => {
+    const answer = await rawPost(`${gw.url}/v1/chat/completions`, { authorization: "Bearer k-user", "X-MCP-Gateway-Mode": "sideways" }, JSON.stringify({ model: "agent", messages: user("hi") }));
+    expect(answer.status).toBe(400);
+    expect((JSON.parse(answer.body) as { error: { param: string } }).error.param).toBe("x-mcp-gateway-mode");
+  });
 });
+
+/** A POST with its header names exactly as given (fetch and the SDKs lower-case them). */
+function rawPost(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(url, { method: "POST", headers: { "content-type": "application/json", ...headers } }, (response) => {
+      let text = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => (text += chunk));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, body: text }));
+    });
+    request.on("error", reject);
+    request.end(body);
+  });
+}
 
 describe("model capabilities", () => {
   it("a model without tool support gets no MCP tools, and a request with its own tools a clear 400", async () => {

@@ -64,21 +64,34 @@ function toToolMessages(message: ToolMessage): ChatCompletionToolMessageParam[] 
   return message.content.map((block) => ({ role: "tool", tool_call_id: block.callId, content: renderToolResult(block) }));
 }
 
-/** A message's `name`; presets of providers that refuse it take it off again (quirks messageNames). */
-const named = (name: string | undefined) => (name ? { name } : {});
+/** A message's `name`, set when it has one; presets of providers that refuse it take it off again (quirks messageNames). */
+function named<T extends ChatCompletionMessageParam>(wire: T, name: string | undefined): T {
+  if (name) (wire as { name?: string }).name = name;
+  return wire;
+}
 
-/** The wire messages, with the tool pairing Chat Completions requires repaired (tool-pairing.ts). */
+/**
+ * The wire messages, with the tool pairing Chat Completions requires repaired (tool-pairing.ts).
+ * A loop and plain objects, not `flatMap` and `{ ...wire, ...named }`: on every request's path,
+ * and on Node 20 that form cost 0.5 µs for one message against 0.08 µs (src/core/extend.ts says why).
+ */
 export function toWireMessages(messages: Message[]): ChatCompletionMessageParam[] {
-  return pairToolResults(messages).flatMap((message): ChatCompletionMessageParam[] => {
+  const wire: ChatCompletionMessageParam[] = [];
+  for (const message of pairToolResults(messages)) {
     switch (message.role) {
       case "system":
-        return [{ role: "system", content: joinText(message.content), ...named(message.name) }];
+        wire.push(named({ role: "system", content: joinText(message.content) }, message.name));
+        break;
       case "user":
-        return [{ ...toUserMessage(message.content), ...named(message.name) }];
+        wire.push(named(toUserMessage(message.content), message.name));
+        break;
       case "assistant":
-        return [{ ...toAssistantMessage(message), ...named(message.name) }];
+        wire.push(named(toAssistantMessage(message), message.name));
+        break;
       case "tool":
-        return toToolMessages(message);
+        for (const result of toToolMessages(message)) wire.push(result);
+        break;
     }
-  });
+  }
+  return wire;
 }

@@ -13,6 +13,17 @@ const digest = (value: string) => createHash("sha256").update(value).digest();
  * clients with an auth token) or `x-api-key: <key>` (Anthropic clients with an API key).
  */
 export function callerKey(c: Context): string | undefined {
+  // Read once per request (the admission, the key's policy and the tenant each ask): null is "none".
+  const known = c.get(CALLER_KEY as never) as string | null | undefined;
+  if (known !== undefined) return known ?? undefined;
+  const key = presentedKeyOf(c);
+  c.set(CALLER_KEY as never, (key ?? null) as never);
+  return key;
+}
+
+const CALLER_KEY = "callerKey";
+
+function presentedKeyOf(c: Context): string | undefined {
   const bearer = /^Bearer\s+(.+)$/i.exec(c.req.header("authorization") ?? "")?.[1]?.trim();
   if (bearer) return bearer;
   const apiKey = c.req.header("x-api-key")?.trim();

@@ -41,8 +41,30 @@ export async function readJson(c: Context, limits: JsonLimits & { maxBodyBytes: 
 
 /** A stable, non-reversible id of the caller's key (the key itself is never kept). */
 export function tenantOf(c: Context): string {
+  // Once per request: the Responses door's parse asks too, and a key's digest is a hash.
+  const known = c.get(TENANT as never) as string | undefined;
+  if (known !== undefined) return known;
   const key = callerKey(c);
-  return key === undefined ? "anonymous" : createHash("sha256").update(key).digest("base64url").slice(0, 16);
+  const tenant = key === undefined ? "anonymous" : createHash("sha256").update(key).digest("base64url").slice(0, 16);
+  c.set(TENANT as never, tenant as never);
+  return tenant;
+}
+
+const TENANT = "tenant";
+
+/**
+ * The request's header lookup for its loop options (`x-mcp-gateway-*`: six names, which most
+ * requests send none of): on the gateway's Node server, one pass over the raw header names
+ * decides whether any is there, instead of six lookups (each a name check and a search).
+ */
+function optionHeaders(c: Context): (name: string) => string | undefined {
+  const raw = (c.env as { incoming?: { rawHeaders?: string[] } } | undefined)?.incoming?.rawHeaders;
+  if (raw) {
+    let any = false;
+    for (let i = 0; i < raw.length && !any; i += 2) any = raw[i]!.length > 14 && raw[i]!.toLowerCase().startsWith("x-mcp-gateway-");
+    if (!any) return () => undefined;
+  }
+  return (name) => c.req.header(name);
 }
 
 /** The message of an error and of its cause (internal errors hide details from clients, not logs). */
@@ -111,7 +133,7 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
     try {
       const json = await readJson(c, limits);
       // The request's loop options (`mcp_gateway`, x-mcp-gateway-*) never travel on to a provider.
-      const loopOptions = takeLoopOptions(json, (name) => c.req.header(name));
+      const loopOptions = takeLoopOptions(json, optionHeaders(c));
       // Chat Completions and Messages parse at once: an await of their answer would still cost a tick.
       const parsing = door.parse(json, c);
       const parsed = parsing instanceof Promise ? await parsing : parsing;
@@ -119,8 +141,9 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
       // What the key may use comes first: a model or server outside it is a 403.
       const key = policyOf(deps.config, callerKey(c));
       checkModel(key, parsed.model);
-      checkSelection(key, c.req.header("x-mcp-servers"), parsed.mcpServers);
-      const prepared = await prepareRequest(parsed, c.req.header("x-mcp-servers"), tenantOf(c), key?.mcpServers ? { ...deps, tools: keyTools(deps.tools, key) } : deps, key, requestId);
+      const selection = c.req.header("x-mcp-servers");
+      checkSelection(key, selection, parsed.mcpServers);
+      const prepared = await prepareRequest(parsed, selection, tenantOf(c), key?.mcpServers ? { ...deps, tools: keyTools(deps.tools, key) } : deps, key, requestId);
       // Metrics, the web view's timeline and the trace follow the request from here (when on).
       const observation = observationOf(c);
       const first = prepared.model.candidates[0];
