@@ -1,8 +1,8 @@
 /** Child processes for the benchmark: each on 127.0.0.1, ready when it says so. */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 
 export interface Running {
   child: ChildProcess;
@@ -16,12 +16,20 @@ export interface Running {
  * Docker image's), else this one. The load generator stays on this Node, the same in both cases.
  */
 export function benchNode(): string {
-  return process.env.BENCH_NODE || process.execPath;
+  const given = process.env.BENCH_NODE;
+  if (!given) return process.execPath;
+  // Absolute: the processes start in other working directories.
+  const node = resolve(given);
+  if (!existsSync(node)) throw new Error(`BENCH_NODE=${given}: no such file`);
+  return node;
 }
 
 /** The version of a Node binary (`v22.23.3`). */
 export function nodeVersion(node: string): string {
-  return node === process.execPath ? process.version : spawnSync(node, ["--version"], { encoding: "utf8" }).stdout.trim();
+  if (node === process.execPath) return process.version;
+  const answer = spawnSync(node, ["--version"], { encoding: "utf8" });
+  if (answer.error || answer.status !== 0) throw new Error(`${node} --version failed: ${answer.error?.message ?? answer.stderr}`);
+  return answer.stdout.trim();
 }
 
 export function freePort(): Promise<number> {
@@ -62,6 +70,8 @@ export function start(command: string, args: string[], options: { env?: Record<s
     child.stdout!.on("data", onData);
     child.stderr!.on("data", onData);
     child.once("exit", (code) => reject(new Error(`${command} ${args.join(" ")} exited (${code}) before it was ready:\n${output}`)));
+    // A command that cannot start (ENOENT, EACCES) says so instead of an unhandled 'error'.
+    child.once("error", (error) => reject(new Error(`${command} could not start: ${error.message}`)));
   });
 }
 

@@ -19,7 +19,7 @@
  */
 import { spawn } from "node:child_process";
 import { Session } from "node:inspector/promises";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -29,10 +29,23 @@ import { summarize } from "./profile-summary.ts";
 
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
 
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
 /** The gateway's modules: compiled (dist/) unless BENCH_PROFILE_SOURCES is set. */
 async function gatewayModules() {
   const sources = process.env.BENCH_PROFILE_SOURCES === "1";
-  if (!sources && !existsSync(join(root, "dist", ".build-stamp"))) throw new Error("no dist/: run `npm run build` (or BENCH_PROFILE_SOURCES=1)");
+  const stamp = join(root, "dist", ".build-stamp");
+  // The same test bin/mcp-gateway.js makes before it runs dist/: a build older than a source is stale.
+  if (!sources && (!existsSync(stamp) || statSync(stamp).mtimeMs < newestMtime(join(root, "src")))) {
+    throw new Error("dist/ is missing or older than src/: run `npm run build` (npm run bench:profile does), or set BENCH_PROFILE_SOURCES=1");
+  }
   const at = (path: string) => (sources ? `../src/${path}.ts` : `../dist/${path}.js`);
   return {
     ...((await import(at("core/config/index"))) as typeof import("../src/core/config/index.ts")),

@@ -8,6 +8,9 @@ import { requestIdOf } from "./request-id.ts";
 
 const digest = (value: string) => createHash("sha256").update(value).digest();
 
+/** Module-private: the key stays out of reach of anything that lists the context's variables by name. */
+const CALLER_KEY = Symbol("caller key");
+
 /**
  * The key the caller presented: `Authorization: Bearer <key>` (OpenAI clients, and Anthropic
  * clients with an auth token) or `x-api-key: <key>` (Anthropic clients with an API key).
@@ -20,8 +23,6 @@ export function callerKey(c: Context): string | undefined {
   c.set(CALLER_KEY as never, (key ?? null) as never);
   return key;
 }
-
-const CALLER_KEY = "callerKey";
 
 function presentedKeyOf(c: Context): string | undefined {
   const bearer = /^Bearer\s+(.+)$/i.exec(c.req.header("authorization") ?? "")?.[1]?.trim();

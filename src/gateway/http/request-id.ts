@@ -12,7 +12,7 @@ export function requestIdFrom(header: string | undefined): string {
 }
 
 /** The context's record of an answer that already carries the request's id headers. */
-const CARRIES_IDS = "answerCarriesIds";
+const CARRIES_IDS = Symbol("answer carries ids");
 
 /**
  * A whole answer with plain headers and the request's id headers among them (`x-request-id`, and
@@ -21,6 +21,10 @@ const CARRIES_IDS = "answerCarriesIds";
  * from them as they are; `c.body()` with several headers, and any later `res.headers.set()`, make
  * a web Headers object of them instead, normalized one header at a time and turned back into a
  * plain object for Node (about 2% of a whole answer's CPU: docs/performance.md).
+ *
+ * A middleware that adds headers to the answer sets them on `c.res` after `next()` (as CORS, the
+ * key limits and the first middleware do), not with `c.header()` before it: Hono merges such
+ * prepared headers into what `c.body()` makes, not into a Response made here.
  */
 export function answerWithIds(c: Context, body: string, status: number, headers: Record<string, string>): Response {
   const id = requestIdOf(c);
@@ -39,4 +43,4 @@ export function carriesIds(c: Context, response: Response): boolean {
 }
 
 /** Set by the app's first middleware on the routes where Anthropic's `request-id` header goes beside ours. */
-export const ANTHROPIC_IDS = "anthropicIds";
+export const ANTHROPIC_IDS = Symbol("anthropic ids");

@@ -39,6 +39,8 @@ export async function readJson(c: Context, limits: JsonLimits & { maxBodyBytes: 
   return json;
 }
 
+const TENANT = Symbol("tenant");
+
 /** A stable, non-reversible id of the caller's key (the key itself is never kept). */
 export function tenantOf(c: Context): string {
   // Once per request: the Responses door's parse asks too, and a key's digest is a hash.
@@ -49,8 +51,6 @@ export function tenantOf(c: Context): string {
   c.set(TENANT as never, tenant as never);
   return tenant;
 }
-
-const TENANT = "tenant";
 
 /**
  * The request's header lookup for its loop options (`x-mcp-gateway-*`: six names, which most
