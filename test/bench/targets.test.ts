@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { judge, workersCeiling } from "../../bench/targets.ts";
+import { judge, shownRatio, workersCeiling } from "../../bench/targets.ts";
 
 /** Results shaped as bench/run.ts writes them, with the gateway at `gatewayCpu` ms per request. */
 function results(gatewayCpu: number): Record<string, unknown> {
@@ -31,6 +31,16 @@ describe("bench targets", () => {
       "front doors' CPU/request (chat, messages, responses): highest vs lowest",
       "1,000 concurrent streamed conversations with an MCP call",
     ]);
+  });
+
+  it("never shows a missed ratio as its limit: more decimals when two would round onto it", () => {
+    const paired = { ...results(0.3), paired_non_streaming_c16: { rounds: 3, gateway: { rps: 4093, cpuMsPerRequest: 0.246 }, bareProxy: { rps: 8246, cpuMsPerRequest: 0.115 } } };
+    const [cpu, rps] = judge(paired);
+    expect(rps).toMatchObject({ measured: "0.496× (4093 vs 8246)", met: false });
+    expect(cpu).toMatchObject({ measured: "2.14× (0.246 vs 0.115 ms)", met: false });
+    expect(shownRatio(2.004, 2)).toBe("2.004");
+    expect(shownRatio(0.5, 0.5)).toBe("0.50");
+    expect(shownRatio(1.2001, 1.2)).toBe("1.2001");
   });
 
   it("judges CPU and throughput from the paired measurement when the run made one", () => {
