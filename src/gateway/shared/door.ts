@@ -39,6 +39,10 @@ export interface PreparedRequest<P extends ParsedRequest = ParsedRequest> {
 
 export interface Answer {
   body: unknown;
+  /**
+   * Names in lower case: they go to Node as a plain object beside the handler's own
+   * (src/gateway/http/request-id.ts), where "Content-Type" and "content-type" would be two headers.
+   */
   headers?: Record<string, string>;
 }
 
