@@ -65,7 +65,9 @@ export function takeLoopOptions(json: unknown, header: (name: string) => string 
   if (body?.mcp_servers) options.mcpServers = [...new Set(body.mcp_servers)];
   const allow = [...(body?.tools?.allow ?? [])];
   const headerAllow = header("x-mcp-gateway-tools-allow");
-  const deny = [...(body?.tools?.deny ?? []), ...list(header("x-mcp-gateway-tools-deny") ?? "")];
+  const headerDeny = header("x-mcp-gateway-tools-deny");
+  // Built only from what was given: most requests give neither (no split, no copies).
+  const deny = body?.tools?.deny === undefined && headerDeny === undefined ? [] : [...(body?.tools?.deny ?? []), ...list(headerDeny ?? "")];
   if (body?.tools?.allow !== undefined || headerAllow !== undefined) {
     // Both given: a tool must pass both.
     const fromHeader = headerAllow === undefined ? undefined : list(headerAllow);
