@@ -19,31 +19,22 @@
  */
 import { spawn } from "node:child_process";
 import { Session } from "node:inspector/promises";
-import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { pino } from "pino";
+import { compiledIsCurrent } from "../bin/build-state.js";
 import { freePort, start } from "./processes.ts";
 import { summarize } from "./profile-summary.ts";
 
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
 
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
 /** The gateway's modules: compiled (dist/) unless BENCH_PROFILE_SOURCES is set. */
 async function gatewayModules() {
   const sources = process.env.BENCH_PROFILE_SOURCES === "1";
-  const stamp = join(root, "dist", ".build-stamp");
-  // The same test bin/mcp-gateway.js makes before it runs dist/: a build older than a source is stale.
-  if (!sources && (!existsSync(stamp) || statSync(stamp).mtimeMs < newestMtime(join(root, "src")))) {
+  // The test bin/mcp-gateway.js makes before it runs dist/: a build older than a source is stale.
+  if (!sources && !compiledIsCurrent(root)) {
     throw new Error("dist/ is missing or older than src/: run `npm run build` (npm run bench:profile does), or set BENCH_PROFILE_SOURCES=1");
   }
   const at = (path: string) => (sources ? `../src/${path}.ts` : `../dist/${path}.js`);

@@ -1,5 +1,5 @@
 import { jsonrepair } from "jsonrepair";
-import { isJsonObject, type JsonObject } from "./json-object.ts";
+import { isJsonObject, type JsonObject } from "../core/json-object.ts";
 
 export interface ParsedArguments {
   arguments: JsonObject;

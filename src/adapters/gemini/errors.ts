@@ -7,7 +7,7 @@
  */
 import { GatewayError, isGatewayError, toGatewayError } from "../../core/index.ts";
 import { upstreamConnectionError, upstreamHttpError, upstreamProtocolError } from "../http-error.ts";
-import { isJsonObject } from "../json-object.ts";
+import { isJsonObject } from "../../core/json-object.ts";
 import type { WireError } from "./wire.ts";
 
 /** google.rpc.Code names and the HTTP status Google answers each with (cloud.google.com/apis/design/errors). */

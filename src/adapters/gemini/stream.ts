@@ -7,7 +7,7 @@
  * it fails mid-answer) is thrown as that error.
  */
 import { upstreamProtocolError } from "../http-error.ts";
-import { isJsonObject } from "../json-object.ts";
+import { isJsonObject } from "../../core/json-object.ts";
 import { sseBatches } from "../sse-events.ts";
 import type { StreamTranslation } from "../types.ts";
 import { ResponseAssembler } from "./assembler.ts";

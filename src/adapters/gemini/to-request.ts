@@ -5,7 +5,7 @@
  * any Gemini field (`topK`, `safetySettings`, `cachedContent`, …) or override one of ours.
  */
 import type { ChatRequest } from "../../core/index.ts";
-import { isJsonObject } from "../json-object.ts";
+import { isJsonObject } from "../../core/json-object.ts";
 import { toWireConversation } from "./contents.ts";
 import { toGenerationConfig } from "./generation.ts";
 import { modelTraits } from "./models.ts";

@@ -7,7 +7,7 @@
  * - FastAPI validation (Mistral 422): `{ "detail": [{ "type", "loc", "msg" }] }`;
  * - `{ "error": "text" }`.
  */
-import { isJsonObject } from "../json-object.ts";
+import { isJsonObject } from "../../core/json-object.ts";
 
 /** FastAPI's validation details as one line: `body.messages.1.user.name: Extra inputs are not permitted (extra_forbidden)`. */
 function detailMessage(detail: unknown): string {

@@ -7,7 +7,7 @@ import type {
   ChatCompletionUserMessageParam,
 } from "openai/resources/chat/completions";
 import type { AssistantMessage, Message, TextBlock, ToolCallBlock, ToolMessage, UserContent } from "../../core/index.ts";
-import { isJsonObject } from "../json-object.ts";
+import { isJsonObject } from "../../core/json-object.ts";
 import { pairToolResults } from "../tool-pairing.ts";
 import { imageUrl, renderPart, renderToolResult } from "./render-content.ts";
 

@@ -8,7 +8,7 @@
  * may have changed it since (a forced tool choice relaxed after the first turn).
  */
 import type { RequestPassthrough } from "../../core/index.ts";
-import { isJsonObject, type JsonObject } from "../json-object.ts";
+import { isJsonObject, type JsonObject } from "../../core/json-object.ts";
 import type { PassthroughTool, WireParams } from "./wire.ts";
 
 /**

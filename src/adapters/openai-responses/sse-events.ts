@@ -6,7 +6,7 @@
  * connection goes back to the pool.
  */
 import { OpenAIError } from "openai/core/error";
-import { isJsonObject } from "../json-object.ts";
+import { isJsonObject } from "../../core/json-object.ts";
 import { sseBatches, type StreamedAnswer } from "../sse-events.ts";
 import type { WireStreamEvent } from "./wire.ts";
 

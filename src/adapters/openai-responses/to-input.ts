@@ -5,7 +5,7 @@
  * reasoning item it came with — OpenAI refuses a call whose reasoning is missing.
  */
 import type { AssistantMessage, Message, ReasoningBlock, TextBlock, ToolCallBlock, ToolResultBlock } from "../../core/index.ts";
-import { isJsonObject, type JsonObject } from "../json-object.ts";
+import { isJsonObject, type JsonObject } from "../../core/json-object.ts";
 import { pairToolResults } from "../tool-pairing.ts";
 import { customToolOutput, inputPart, toolOutput } from "./content.ts";
 import type { AssistantMessageInput, WireInputItem } from "./wire.ts";

@@ -38,7 +38,7 @@ import {
   type LoggingLevel,
 } from "@modelcontextprotocol/server";
 import type { Hono, MiddlewareHandler } from "hono";
-import { isJsonObject } from "../../adapters/json-object.ts";
+import { isJsonObject } from "../../core/json-object.ts";
 import type { GatewayConfig } from "../../core/config/index.ts";
 import type { Logger } from "../../core/logger.ts";
 import { apiKeyAuth } from "../http/auth.ts";

@@ -14,26 +14,23 @@
  * SDK's Protocol passes the message on, and every caller parses its `result` with a schema again.
  */
 import { SERVER_INFO_META_KEY, type JSONRPCResultResponse } from "@modelcontextprotocol/client";
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+import { isJsonObject } from "../../core/json-object.ts";
 
 /** `value` as a result response when it has exactly the common shape; undefined otherwise (ask the SDK). */
 export function commonResultResponse(value: unknown): JSONRPCResultResponse | undefined {
-  if (!isPlainObject(value) || value["jsonrpc"] !== "2.0") return undefined;
+  if (!isJsonObject(value) || value["jsonrpc"] !== "2.0") return undefined;
   const id = value["id"];
   // The SDK's id: a string or an integer (zod's int is a safe integer).
   if (typeof id !== "string" && !Number.isSafeInteger(id)) return undefined;
   const result = value["result"];
   // zod copies a result's keys into a new object and drops an own "__proto__" (JSON.parse makes one).
-  if (!isPlainObject(result) || Object.hasOwn(result, "__proto__")) return undefined;
+  if (!isJsonObject(result) || Object.hasOwn(result, "__proto__")) return undefined;
   // The SDK's schema is strict: exactly these three keys.
   let keys = 0;
   for (const key in value) if (Object.hasOwn(value, key)) keys++;
   if (keys !== 3) return undefined;
   // `_meta`'s serverInfo is checked with a fallback that may replace it: the SDK decides.
   const meta = result["_meta"];
-  if (meta !== undefined && (!isPlainObject(meta) || Object.hasOwn(meta, SERVER_INFO_META_KEY) || Object.hasOwn(meta, "__proto__"))) return undefined;
+  if (meta !== undefined && (!isJsonObject(meta) || Object.hasOwn(meta, SERVER_INFO_META_KEY) || Object.hasOwn(meta, "__proto__"))) return undefined;
   return value as JSONRPCResultResponse;
 }

@@ -5,7 +5,7 @@
  * The same steps serve a non-streamed message (one final delta) and a stream (every delta).
  */
 import type { ChatResult, GatewayError, StreamEvent } from "../../../core/index.ts";
-import { isJsonObject } from "../../json-object.ts";
+import { isJsonObject } from "../../../core/json-object.ts";
 import type { WireChunk, WireMessageFields } from "../../openai-chat/wire-types.ts";
 import { firstChoice } from "../../openai-chat/wire-types.ts";
 import type { WireRequestTool } from "../request/wire.ts";

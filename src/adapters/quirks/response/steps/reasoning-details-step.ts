@@ -4,7 +4,7 @@
  * entries. The text becomes the neutral reasoning; the entries, merged by index, are noted so
  * the request side can send them back verbatim, as MiniMax asks.
  */
-import { isJsonObject, type JsonObject } from "../../../json-object.ts";
+import { isJsonObject, type JsonObject } from "../../../../core/json-object.ts";
 import type { ProviderNotes } from "../provider-notes.ts";
 import { withReasoning, type DeltaStep, type LooseDelta } from "../wire.ts";
 
