@@ -113,6 +113,40 @@ describe.each(DOORS)("a streamed answer on %s through the Node server", (path, d
   });
 });
 
+describe.each(DOORS)("a streamed answer on %s with no middleware after the handler (no CORS, no key limits)", (path, door) => {
+  let plain: Gateway;
+  let plainServer: Listening;
+  beforeAll(async () => {
+    const config = resolveConfig({ mcpServers: {}, providers: { fake: { type: "openai", baseURL: `${upstream.url}/v1`, apiKey: "k" } }, gateway: { retries: { attempts: 1 } } }, {});
+    plain = await createGateway(config, { logger: silentLogger(), heartbeatMs: 600_000 });
+    plainServer = await listen(plain.app, "127.0.0.1", 0);
+  });
+  afterAll(async () => {
+    await plainServer?.close(200);
+    await plain?.close();
+  });
+
+  it("has the head the handler made, with the request's ids, and the in-process app's header names", async () => {
+    upstream.script([{ text: "Plain head." }]);
+    const response = await fetch(`${plainServer.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(door.body("fake/m")) });
+    expect(response.status).toBe(200);
+    const direct = appHeaders(response.headers);
+    expect(door.text(await response.text())).toBe("Plain head.");
+    const id = direct["x-request-id"];
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(direct["request-id"]).toBe(path === "/v1/messages" ? id : undefined);
+    expect(direct["content-type"]).toBe("text/event-stream; charset=utf-8");
+    expect(direct["cache-control"]).toBe("no-cache");
+    expect(Object.keys(direct).filter((name) => name.startsWith("x-mcp-gateway") || name.startsWith("x-hono"))).toEqual([]);
+
+    upstream.script([{ text: "Plain head." }]);
+    const web = await plain.app.request(path, { method: "POST", headers: { "content-type": "application/json", host: new URL(plainServer.url).host, "x-request-id": id! }, body: JSON.stringify(door.body("fake/m")) });
+    expect(door.text(await web.text())).toBe("Plain head.");
+    expect(Object.keys(direct).sort()).toEqual(Object.keys(appHeaders(web.headers)).sort());
+    expect(directStreamsOpen()).toBe(0);
+  });
+});
+
 /** Answers each chat request with `deltas` (OpenAI chunks), each write waiting for 'drain' when the socket is full. */
 function largeOpenAiStream(upstream: FakeUpstream, deltas: string[]): void {
   upstream.handle(async (_req, res) => {

@@ -27,6 +27,7 @@ import type { Context } from "hono";
 import type { SseFrames } from "../shared/sse-frames.ts";
 import { sseHeaders } from "../shared/sse-pump.ts";
 import { pipeEventStream } from "./direct-web-stream.ts";
+import { carryingIds, withIds } from "./request-id.ts";
 
 /** Marks the handler's stream Response on its way through the middlewares; never sent. */
 const MARKER = "x-mcp-gateway-direct-stream";
@@ -37,12 +38,59 @@ const SLOT = Symbol("direct SSE");
 /** Set by a route whose answer may be another handler's event stream (`directEventStreams`). */
 const EVENT_STREAMS = Symbol("direct event streams");
 
+/** The Response the handler made for the frames in the slot. */
+const OWN = Symbol("direct SSE response");
+
 /** An HTTP/1 request's env from @hono/node-server, with this module's slot. */
 interface NodeEnv {
   incoming: IncomingMessage;
   outgoing: ServerResponse;
   [SLOT]?: SseFrames | null;
+  [OWN]?: StreamHead;
   [EVENT_STREAMS]?: true;
+}
+
+/**
+ * The stream's Response, which knows whether anything read its headers. While nothing has,
+ * @hono/node-server's light Response still holds the plain object it was made with, and the
+ * head is written from that object: reading them makes a web Headers object (each header
+ * normalized), which the head would then have to be read back from (about 2.5% of a short
+ * stream's CPU with the request id set on it: docs/performance.md).
+ */
+interface StreamHead extends Response {
+  readonly plain: Record<string, string>;
+  headersRead: boolean;
+}
+
+let StreamResponse: (new (plain: Record<string, string>) => StreamHead) | undefined;
+
+/**
+ * Made from the global Response at first use, not when this module loads: by then it is
+ * @hono/node-server's light Response (its server puts it in place before the first request).
+ */
+function streamResponse(plain: Record<string, string>): StreamHead {
+  StreamResponse ??= streamResponseClass(globalThis.Response);
+  return new StreamResponse(plain);
+}
+
+function streamResponseClass(Base: typeof Response): new (plain: Record<string, string>) => StreamHead {
+  const headers = Object.getOwnPropertyDescriptor(Base.prototype, "headers")?.get;
+  if (!headers) throw new Error("Response.prototype has no headers getter");
+  class Made extends Base {
+    headersRead = false;
+    constructor(readonly plain: Record<string, string>) {
+      super(null, { status: 200, headers: plain });
+    }
+  }
+  // An accessor over the base's (TypeScript declares Response's `headers` a field, not a getter).
+  Object.defineProperty(Made.prototype, "headers", {
+    configurable: true,
+    get(this: Made): Headers {
+      this.headersRead = true;
+      return headers.call(this) as Headers;
+    },
+  });
+  return Made;
 }
 
 /**
@@ -74,9 +122,13 @@ export function directSseResponse(c: Context, frames: SseFrames, headers: Record
   if (!env || env[SLOT] !== null) return undefined;
   env[SLOT] = frames;
   open++;
-  const head = sseHeaders(headers);
+  // The ids in the head already, so that the app's first middleware leaves the headers unread.
+  const head = withIds(c, sseHeaders(headers));
+  // Last, so that taking it out again leaves the object as it was (./request-id.ts).
   head[MARKER] = "1";
-  return new Response(null, { status: 200, headers: head });
+  const response = carryingIds(c, streamResponse(head));
+  env[OWN] = response;
+  return response;
 }
 
 /** `fetch` for @hono/node-server: the app's, then the stream the handler left in the slot, if any. */
@@ -108,6 +160,7 @@ export function withDirectSse(fetch: Fetch): Fetch {
 function drop(env: NodeEnv): void {
   const frames = env[SLOT];
   env[SLOT] = undefined;
+  env[OWN] = undefined;
   if (!frames) return;
   open--;
   frames.cancel(new Error("the stream's response was not sent"));
@@ -115,6 +168,17 @@ function drop(env: NodeEnv): void {
 
 function deliver(response: Response, env: NodeEnv): Response {
   if (!env[SLOT]) return (env[EVENT_STREAMS] && eventStream(response, env.outgoing)) || response;
+  const own = env[OWN];
+  env[OWN] = undefined;
+  // The handler's own Response, its headers unread on the way: the plain head is the head.
+  if (response === own && !own.headersRead) {
+    const frames = env[SLOT];
+    env[SLOT] = undefined;
+    const head = own.plain;
+    delete head[MARKER];
+    writeFrames(frames, own.status, head, env.outgoing);
+    return alreadySent();
+  }
   const headers = response.headers;
   // Hono copies a Response's headers, the marker with them, onto one that replaces it (an error
   // after the handler: Context's `res` setter), but not its content-type: a Response with the
@@ -127,7 +191,7 @@ function deliver(response: Response, env: NodeEnv): Response {
   }
   const frames = env[SLOT];
   env[SLOT] = undefined;
-  writeFrames(frames, response.status, headers, env.outgoing);
+  writeFrames(frames, response.status, nodeHeaders(headers), env.outgoing);
   return alreadySent();
 }
 
@@ -164,7 +228,7 @@ function nodeHeaders(headers: Headers): OutgoingHttpHeaders {
  * buffer is full (a slow reader slows the loop), and ends the body after the last. A client that
  * goes away first cancels the frames, as a web stream's cancel does.
  */
-function writeFrames(frames: SseFrames, status: number, headers: Headers, outgoing: ServerResponse): void {
+function writeFrames(frames: SseFrames, status: number, head: OutgoingHttpHeaders, outgoing: ServerResponse): void {
   let done = false;
   // Ends the wait for 'drain' (also when the client goes).
   let wake: (() => void) | undefined;
@@ -184,7 +248,7 @@ function writeFrames(frames: SseFrames, status: number, headers: Headers, outgoi
   // Gone while the middlewares ran: nothing to write to.
   if (outgoing.destroyed) return gone();
   try {
-    outgoing.writeHead(status, nodeHeaders(headers));
+    outgoing.writeHead(status, head);
   } catch (error) {
     // A header Node refuses: the stream goes, @hono/node-server answers a 500 for the error.
     gone(error);

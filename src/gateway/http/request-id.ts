@@ -27,12 +27,21 @@ const CARRIES_IDS = Symbol("answer carries ids");
  * prepared headers into what `c.body()` makes, not into a Response made here.
  */
 export function answerWithIds(c: Context, body: string, status: number, headers: Record<string, string>): Response {
+  return carryingIds(c, new Response(body, { status, headers: withIds(c, headers) }));
+}
+
+/** `headers` with the request's id headers put in (x-request-id; request-id on Anthropic's routes). */
+export function withIds(c: Context, headers: Record<string, string>): Record<string, string> {
   const id = requestIdOf(c);
   if (id !== undefined) {
     headers["x-request-id"] = id;
     if (c.get(ANTHROPIC_IDS as never) === true) headers["request-id"] = id;
   }
-  const response = new Response(body, { status, headers });
+  return headers;
+}
+
+/** Records that `response` (made with `withIds`' headers) carries the request's ids. */
+export function carryingIds<R extends Response>(c: Context, response: R): R {
   c.set(CARRIES_IDS as never, response as never);
   return response;
 }
