@@ -59,16 +59,27 @@ function mergeRequestId(line: object, fields: object): object {
 
 let lastMs = Number.NaN;
 let lastTime = "";
+let lastSecond = Number.NaN;
+/** `,"time":"2026-11-25T03:25:00.` for the second being written. */
+let secondPrefix = "";
 
 /**
- * pino's isoTime (`,"time":"2026-11-25T03:25:00.123Z"`), formatted once per millisecond: a
- * Date's ISO string costs microseconds, and a busy gateway writes several lines in the same one.
+ * pino's isoTime (`,"time":"2026-11-25T03:25:00.123Z"`), made once per millisecond, and its
+ * date and time of day once per second: a Date's ISO string costs about 0.7 µs on Node 20, the
+ * milliseconds put after the second's prefix 0.05 µs, and a busy gateway starts a new
+ * millisecond with nearly every request it logs.
  */
 export function isoTime(): string {
   const now = Date.now();
   if (now !== lastMs) {
     lastMs = now;
-    lastTime = `,"time":"${new Date(now).toISOString()}"`;
+    const ms = now % 1000;
+    const second = now - ms;
+    if (second !== lastSecond) {
+      lastSecond = second;
+      secondPrefix = `,"time":"${new Date(second).toISOString().slice(0, -4)}`;
+    }
+    lastTime = `${secondPrefix}${ms < 10 ? "00" : ms < 100 ? "0" : ""}${ms}Z"`;
   }
   return lastTime;
 }

@@ -33,6 +33,17 @@ describe("the logger", () => {
     expect(isoTime()).toBe(',"time":"2026-11-25T03:25:00.124Z"');
   });
 
+  it("writes pino's ISO time at every millisecond of a second, and across seconds, days and years", () => {
+    vi.useFakeTimers();
+    const times = [Date.parse("2026-12-31T23:59:58.000Z")];
+    for (let ms = 1; ms <= 2500; ms++) times.push(times[0]! + ms);
+    times.push(Date.parse("2026-11-25T03:25:07.009Z"), Date.parse("2026-11-25T03:25:07.010Z"), Date.parse("2026-11-25T03:25:07.099Z"), Date.parse("2026-11-25T03:25:07.100Z"), 0, 5);
+    for (const time of times) {
+      vi.setSystemTime(time);
+      expect(isoTime()).toBe(`,"time":"${new Date(time).toISOString()}"`);
+    }
+  });
+
   it("writes the caller's fields, and the request's id inside a request context (a field of the line's own wins)", () => {
     const { stream, lines } = capture();
     const logger = createLogger({ destination: stream, level: "info" });
