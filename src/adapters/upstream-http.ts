@@ -46,8 +46,12 @@ export interface OpenStream {
 
 /** The SDKs parse an answer as JSON when its media type says JSON, else hand back its text. */
 function isJson(contentType: string | null | undefined): boolean {
-  const type = contentType?.split(";")[0]?.trim();
-  return type !== undefined && (type.includes("application/json") || type.endsWith("+json"));
+  if (contentType === undefined || contentType === null) return false;
+  // Nearly every answer: no array and no substring made per call.
+  if (contentType === "application/json") return true;
+  const end = contentType.indexOf(";");
+  const type = (end < 0 ? contentType : contentType.slice(0, end)).trim();
+  return type.includes("application/json") || type.endsWith("+json");
 }
 
 function safeJson(text: string): unknown {

@@ -68,6 +68,9 @@ function route(handler: Handler): string {
 const cases: Record<string, Handler> = {
   "a JSON answer": (_req, res) => res.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}'),
   "a text answer": (_req, res) => res.writeHead(200, { "content-type": "text/plain" }).end("plain"),
+  "a JSON answer with parameters": (_req, res) => res.writeHead(200, { "content-type": " Application/JSON ; charset=utf-8" }).end('{"ok":1}'),
+  "a +json answer": (_req, res) => res.writeHead(200, { "content-type": "application/problem+json" }).end('{"ok":2}'),
+  "an answer without a content type": (_req, res) => res.writeHead(200).end('{"ok":3}'),
   "204": (_req, res) => res.writeHead(204).end(),
   "JSON that does not parse": (_req, res) => res.writeHead(200, { "content-type": "application/json" }).end('{"ok":'),
   "a 2xx body cut short": (_req, res) => {
