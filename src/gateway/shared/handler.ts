@@ -6,6 +6,8 @@
 import { createHash } from "node:crypto";
 import type { Context } from "hono";
 import { GatewayError, toGatewayError } from "../../core/index.ts";
+import { inCheckPhase } from "../../core/check-phase.ts";
+import type { Logger } from "../../core/logger.ts";
 import { callerKey } from "../http/auth.ts";
 import { abortWhenClientGone } from "../http/client-gone.ts";
 import { answerWithIds, requestIdOf } from "../http/request-id.ts";
@@ -99,6 +101,14 @@ function requestLine(fields: RequestFields, outcome: LoopOutcome | undefined, st
   return addLoopReport(outcome, line);
 }
 
+/**
+ * The request's access line, written after its answer (src/core/check-phase.ts says why); the
+ * fields are taken now (the time it took is the handler's).
+ */
+function logRequest(log: Logger, line: Record<string, unknown>, message: string): void {
+  if (log.isLevelEnabled("info")) inCheckPhase(() => log.info(line, message));
+}
+
 /** `x-mcp-gateway-warning`: what was left out for the answering provider, never silently. */
 function warningHeaders(prepared: PreparedRequest): Record<string, string> {
   return prepared.warnings.length === 0 ? {} : { "x-mcp-gateway-warning": headerSafe(prepared.warnings.join("; ")) };
@@ -177,7 +187,7 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
           clearTimeout(deadline);
           stopWatching();
           observation?.finish(200);
-          log.info(requestLine(logFields, outcome, started, false), `${door.label} streamed`);
+          logRequest(log, requestLine(logFields, outcome, started, false), `${door.label} streamed`);
         });
         // Written to Node's ServerResponse by our server once the middlewares are done with the
         // head; a web stream when the app runs without it (src/gateway/http/direct-sse.ts).
@@ -196,7 +206,7 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
       if (storing) await storing;
       clearTimeout(deadline);
       stopWatching();
-      log.info(requestLine(logFields, outcome, started, true), door.label);
+      logRequest(log, requestLine(logFields, outcome, started, true), door.label);
       // What c.json would send, from the text above, its headers kept plain (src/gateway/http/request-id.ts).
       return answerWithIds(c, answerJson, 200, Object.assign({ "content-type": "application/json" }, headers, answer.headers));
     } catch (error) {
