@@ -17,21 +17,6 @@ const outcomes: Promise<string>[] = [];
 
 beforeAll(async () => {
   server = createServer((req: IncomingMessage, res) => {
-    // "/after-parse": the read starts once Node has parsed the whole request (as after the
-    // middlewares' awaits): the body is taken from the stream's buffer at once.
-    if (req.url === "/after-parse") {
-      setImmediate(() => {
-        const complete = req.complete;
-        const read = readBodyText({ env: { incoming: req } } as unknown as Context, MAX);
-        const leftInBuffer = req.readableLength;
-        const ended = new Promise<boolean>((resolve) => req.once("end", () => resolve(true)));
-        read.then(
-          async (text) => res.end(JSON.stringify({ complete, leftInBuffer, text, ended: await ended })),
-          (error: { status?: number; message: string }) => res.writeHead(error.status ?? 500).end(error.message),
-        );
-      });
-      return;
-    }
     // "/late": the read starts only once the client is gone (as after a middleware that waited).
     if (req.url === "/late") {
       // After the request's own close: its error, if any, was emitted already.
@@ -82,33 +67,6 @@ describe("readBodyText", () => {
     const answer = await post([Buffer.alloc(40, "a"), Buffer.alloc(40, "b"), Buffer.alloc(4096, "c")]);
     expect(answer.status).toBe(413);
     expect(answer.body).toBe(`The request body is larger than ${MAX} bytes`);
-  });
-
-  it("takes a body Node has received and parsed whole from the stream's buffer at once; 'end' still follows", async () => {
-    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request({ host: "127.0.0.1", port, method: "POST", path: "/after-parse", headers: { "content-length": "17" } }, (res) => {
-        let body = "";
-        res.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-      });
-      req.on("error", reject);
-      req.end('{"text":"naïve"}');
-    });
-    expect(answer.status).toBe(200);
-    expect(JSON.parse(answer.body)).toEqual({ complete: true, leftInBuffer: 0, text: '{"text":"naïve"}', ended: true });
-  });
-
-  it("refuses a body received whole but over the cap (no content-length to refuse it by) with 413", async () => {
-    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request({ host: "127.0.0.1", port, method: "POST", path: "/after-parse", headers: { "transfer-encoding": "chunked" } }, (res) => {
-        let body = "";
-        res.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-      });
-      req.on("error", reject);
-      req.end("x".repeat(MAX + 1));
-    });
-    expect(answer).toEqual({ status: 413, body: `The request body is larger than ${MAX} bytes` });
   });
 
   it("ends the read when the client goes away mid-upload", async () => {

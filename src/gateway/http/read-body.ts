@@ -32,29 +32,12 @@ async function readWebBody(c: Context, max: number): Promise<string> {
 }
 
 /**
- * The whole body when Node has received and parsed all of it already (a short request's body
- * comes in the packet of its head), taken from the stream's buffer at once: waiting for the
- * stream's 'data' and 'end' costs two ticks and about 35 µs of a request's latency at one
- * connection (docs/performance.md). Undefined while some of it is still to come, when the client
- * is gone, or when the stream flows to someone else. 'end' follows on a later tick, as after any
- * last read.
- */
-function receivedBody(incoming: IncomingMessage): Buffer | undefined {
-  // A request whose client is gone is refused as before (below), even with its body all there.
-  if (!incoming.complete || incoming.destroyed || incoming.readableFlowing === true) return undefined;
-  const body = incoming.read() as Buffer | null;
-  return body ?? Buffer.alloc(0);
-}
-
-/**
  * The IncomingMessage's body, with listeners and one promise: `for await` over it made about eight
  * promises per request (the stream's async iterator), on every request of every door.
  */
 function readCapped(incoming: IncomingMessage, max: number): Promise<string> {
   // Read already (nothing more will come), as the iterator would have found it.
   if (incoming.readableEnded) return Promise.resolve("");
-  const received = receivedBody(incoming);
-  if (received !== undefined) return received.length > max ? Promise.reject(tooLarge(max)) : Promise.resolve(received.toString("utf8"));
   return new Promise<string>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
