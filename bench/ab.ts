@@ -19,6 +19,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { median, sequentialLatency, throughput } from "./measure.ts";
+import { fakeProviders } from "./door-requests.ts";
 import { benchNode, cpuSeconds, freePort, start, type Running } from "./processes.ts";
 
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
@@ -31,11 +32,7 @@ async function gateway(dir: string, fakePort: number): Promise<Running> {
   const port = await freePort();
   const config = join(mkdtempSync(join(tmpdir(), "mcpgw-ab-")), "mcp.config.json");
   writeFileSync(config, JSON.stringify({
-    providers: {
-      fake: { type: "openai", baseURL: `http://127.0.0.1:${fakePort}/v1` },
-      claude: { type: "anthropic", baseURL: `http://127.0.0.1:${fakePort}`, apiKey: "bench" },
-      responses: { type: "openai-responses", baseURL: `http://127.0.0.1:${fakePort}/v1`, apiKey: "bench" },
-    },
+    providers: fakeProviders(fakePort),
     gateway: { port, maxConcurrentRequests: 4096, retries: { attempts: 1 } },
   }));
   return start(benchNode(), [join(dir, "bin", "mcp-gateway.js"), "serve", "--config", config], { env: { LOG_LEVEL: "info" }, ready: /listening on/, port });

@@ -25,6 +25,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { pino } from "pino";
 import { compiledIsCurrent } from "../bin/build-state.js";
+import { doorRequest, fakeProviders } from "./door-requests.ts";
 import { freePort, start } from "./processes.ts";
 import { summarize } from "./profile-summary.ts";
 
@@ -55,21 +56,6 @@ const { values } = parseArgs({
   },
 });
 
-/** Each door's pass-through request, as `npm run bench` sends it (the fake answers long streams on chat only). */
-function doorRequest(door: string, stream: boolean, content: string): { path: string; body: string; headers: Record<string, string> } {
-  const headers: Record<string, string> = { "x-mcp-servers": "none" };
-  switch (door) {
-    case "chat":
-      return { path: "/v1/chat/completions", body: JSON.stringify({ model: "fake/m", stream, messages: [{ role: "user", content }] }), headers };
-    case "messages":
-      return { path: "/v1/messages", body: JSON.stringify({ model: "claude/m", stream, max_tokens: 100, messages: [{ role: "user", content }] }), headers: { ...headers, "anthropic-version": "2023-06-01" } };
-    case "responses":
-      return { path: "/v1/responses", body: JSON.stringify({ model: "responses/m", stream, input: content }), headers };
-    default:
-      throw new Error(`--door: chat, messages or responses, not "${door}"`);
-  }
-}
-
 function load(url: string, seconds: string, body: string, headers: Record<string, string>): Promise<{ rps: number; total: number; p50: number; p99: number; errors: number }> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, [join(root, "bench", "load.mjs"), url, values.connections!, seconds, body, JSON.stringify(headers)], { stdio: ["ignore", "pipe", "inherit"] });
@@ -85,12 +71,7 @@ async function main(): Promise<void> {
   const { resolveConfig, createLogger, createGateway, listen } = await gatewayModules();
   const fakePort = await freePort();
   const fake = await start(process.execPath, [join(root, "bench", "fake-upstream.mjs")], { env: { PORT: String(fakePort) }, ready: /listening/, port: fakePort });
-  const providers = {
-    fake: { type: "openai", baseURL: `http://127.0.0.1:${fakePort}/v1` },
-    claude: { type: "anthropic", baseURL: `http://127.0.0.1:${fakePort}`, apiKey: "bench" },
-    responses: { type: "openai-responses", baseURL: `http://127.0.0.1:${fakePort}/v1`, apiKey: "bench" },
-  };
-  const config = resolveConfig({ providers, gateway: { maxConcurrentRequests: 4096, retries: { attempts: 1 } } }, process.env);
+  const config = resolveConfig({ providers: fakeProviders(fakePort), gateway: { maxConcurrentRequests: 4096, retries: { attempts: 1 } } }, process.env);
   // Info level as in production (the log line is part of the cost), written nowhere: the
   // summary is what this prints.
   const gateway = await createGateway(config, { logger: createLogger({ level: "info", destination: pino.destination({ dest: "/dev/null", sync: false }) }) });

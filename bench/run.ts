@@ -18,6 +18,7 @@ import { Client as ModernClient, StreamableHTTPClientTransport as ModernTranspor
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { median, percentile, sequentialLatency, throughput, type Latency, type Throughput } from "./measure.ts";
+import { fakeProviders } from "./door-requests.ts";
 import { benchNode, cpuSeconds, freePort, nodeVersion, start, startEverything, watchRss, type Running } from "./processes.ts";
 import { startRedis } from "../test/helpers/redis-server.ts";
 import { judge, workersCeiling, type Verdict } from "./targets.ts";
@@ -71,11 +72,7 @@ function gatewayConfig(fakePort: number, everythingPort: number, gatewayPort: nu
     config,
     JSON.stringify({
       mcpServers: { everything: { type: "http", url: `http://127.0.0.1:${everythingPort}/mcp` } },
-      providers: {
-        fake: { type: "openai", baseURL: `http://127.0.0.1:${fakePort}/v1` },
-        claude: { type: "anthropic", baseURL: `http://127.0.0.1:${fakePort}`, apiKey: "bench" },
-        responses: { type: "openai-responses", baseURL: `http://127.0.0.1:${fakePort}/v1`, apiKey: "bench" },
-      },
+      providers: fakeProviders(fakePort),
       gateway: { port: gatewayPort, maxConcurrentRequests: 4096, retries: { attempts: 1 }, ...gateway },
     }),
   );
