@@ -86,8 +86,8 @@ export async function* runAgentLoopBatches(options: LoopOptions): LoopBatches {
       collectVisible(progress, assistant);
 
       const finished = finishedWithoutTools(result, calls.length, clientCalls.length, turn, options.maxIterations);
-      // A whole answer's turn events (held by modelTurn) leave with the loop's end when the turn
-      // ends it with nothing to wait for in between: one step of the generator fewer per answer.
+      // The turn's closing events (held by modelTurn) leave with the loop's end when the turn ends
+      // it with nothing to wait for in between: one step of the generator fewer per answer.
       const endsNow = finished !== undefined && !(finished === "max_iterations" && options.finalAnswer) && !(finished === "stop" && options.steering);
       if (held && !endsNow) yield held;
       if (finished === "max_iterations" && options.finalAnswer) {
@@ -170,8 +170,9 @@ async function* finalAnswer(
  * provider still says the conversation is over the model's context window while the client saw
  * nothing of the answer yet, compacted further and tried once more); then its usage and response
  * events, a batch per upstream read. One generator: each level of `yield*` costs promises on
- * every batch. With `hold`, a whole answer's closing events (usage, model_response) are returned
- * for the caller to send on instead of yielded, when no afterModelCall hook must see them go first.
+ * every batch. With `hold`, the turn's closing events (the last read's, usage, model_response)
+ * are returned for the caller to send on instead of yielded, when no afterModelCall hook must see
+ * them go first: a turn that ends the loop sends them with its end, in one batch.
  */
 async function* modelTurn(
   options: LoopOptions,
@@ -189,6 +190,9 @@ async function* modelTurn(
   let request = prepared instanceof Promise ? await prepared : prepared;
   if (options.hooks?.beforeModelCall) request = (await options.hooks.beforeModelCall({ turn, request })) ?? request;
   let result: ChatResult | undefined;
+  // The events of the read that brought the result: they go out with the turn's closing events,
+  // once the stream has ended (right after), one step of every generator above fewer per answer.
+  let last: LoopEvent[] = [];
   for (let retried = false; result === undefined; retried = true) {
     // Set with the first event the client may see: a failure after that cannot be retried unseen.
     let visible = false;
@@ -215,7 +219,8 @@ async function* modelTurn(
           if (loopEvent.type !== "model_start") visible = true;
           out.push(loopEvent);
         }
-        if (out.length > 0) yield out;
+        if (result) last = out;
+        else if (out.length > 0) yield out;
       }
       if (!result) throw new Error("model stream ended without a result");
     } catch (error) {
@@ -229,11 +234,8 @@ async function* modelTurn(
     }
   }
   progress.usage = addUsage(progress.usage, result.usage);
-  const closing: LoopEvent[] = [
-    { type: "usage", usage: result.usage },
-    { type: "model_response", turn, result },
-  ];
-  if (hold && !options.stream && !options.hooks?.afterModelCall) return { result, held: closing };
+  const closing: LoopEvent[] = [...last, { type: "usage", usage: result.usage }, { type: "model_response", turn, result }];
+  if (hold && !options.hooks?.afterModelCall) return { result, held: closing };
   yield closing;
   if (options.hooks?.afterModelCall) await options.hooks.afterModelCall({ turn, result });
   return { result };

@@ -60,15 +60,25 @@ async function eventsOf(opts: LoopOptions): Promise<LoopEvent[]> {
 const types = (batches: LoopEvent[][]) => batches.map((batch) => batch.map((event) => event.type));
 
 describe("the agent loop in batches", () => {
-  it("gives the events of one upstream read as one batch, and the turn's end with `done`", async () => {
+  it("gives the events of one upstream read as one batch; the read with the result goes with the turn's closing events and `done`", async () => {
     const { batches, outcome } = await batchesOf(options([[text("hello")]], new MemoryTools({})));
-    expect(types(batches)).toEqual([
-      ["turn_start"],
-      ["model_start", "text_start", "text_delta", "text_delta", "text_end"],
-      ["usage", "model_response"],
-      ["turn_end", "done"],
-    ]);
+    expect(types(batches)).toEqual([["turn_start"], ["model_start", "text_start", "text_delta", "text_delta", "text_end", "usage", "model_response", "turn_end", "done"]]);
     expect(outcome.message.content).toEqual([text("hello")]);
+    expect((await eventsOf(options([[text("hello")]], new MemoryTools({})))).map((event) => event.type)).toEqual(types(batches).flat());
+  });
+
+  it("sends each read before the last as it comes; only the one with the result waits for the stream's end", async () => {
+    class TwoReadModel extends ScriptedModel {
+      async *streamBatches(request: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent[], void, undefined> {
+        const events: StreamEvent[] = [];
+        for await (const event of this.stream(request, signal)) events.push(event);
+        const cut = events.findIndex((event) => event.type === "text_delta") + 1;
+        yield events.slice(0, cut);
+        yield events.slice(cut);
+      }
+    }
+    const { batches } = await batchesOf({ ...options([[text("hello")]], new MemoryTools({})), model: new TwoReadModel([[text("hello")]]) });
+    expect(types(batches)).toEqual([["turn_start"], ["model_start", "text_start", "text_delta"], ["text_delta", "text_end", "usage", "model_response", "turn_end", "done"]]);
   });
 
   it("runs the gateway's tools between turns, with no empty batch, and matches the loop one event at a time", async () => {
