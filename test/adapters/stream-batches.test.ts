@@ -151,3 +151,27 @@ describe("a real adapter's batches", () => {
     expect(fromBatches.at(-1)).toMatchObject({ type: "done", result: { provider: "p" } });
   });
 });
+
+describe("a Chat Completions answer's [DONE]", () => {
+  let upstream: FakeUpstream;
+  let release: () => void = () => undefined;
+  beforeAll(async () => {
+    // The recorded answer and its [DONE], then the body held open until the test lets it end.
+    const body = openAiSseFromChunks(chunkLines("openai-chat/openai-text.chunks.txt"));
+    upstream = await startFakeUpstream((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(body);
+      release = () => res.end();
+    });
+  });
+  afterAll(() => upstream.close());
+
+  it("ends the answer: its closing events come with the read that brought it, without waiting for the body's end", async () => {
+    const adapter = adapterFor(upstream);
+    const batches = await batchesOf(adapter.streamBatches!(simpleRequest()));
+    // The upstream has not ended the body yet: the answer was over at [DONE].
+    expect(batches.at(-1)!.at(-1)?.type).toBe("done");
+    expect(batches.flat().filter((event) => event.type === "done")).toHaveLength(1);
+    release();
+  });
+});

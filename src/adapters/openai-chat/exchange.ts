@@ -18,6 +18,7 @@ import type { QuirkSwitches } from "../quirks/types.ts";
 import type { StreamTranslation } from "../types.ts";
 import { fromChatCompletion, type ResponseContext } from "./from-response.ts";
 import { ChunkTranslator } from "./stream.ts";
+import { STREAM_DONE } from "./sse-chunks.ts";
 import { toChatCompletionParams, withStreaming, type RequestOptions } from "./to-request.ts";
 import type { WireChunk } from "./wire-types.ts";
 
@@ -68,15 +69,21 @@ export class Exchange {
    * The translation of a streamed answer (quirks, translation, quirks), synchronous: the adapter's
    * one generator yields what it returns, so an event passes no async layer of its own here.
    */
-  streamTranslation(): StreamTranslation<WireChunk> {
+  streamTranslation(): StreamTranslation<WireChunk | typeof STREAM_DONE> {
     const translator = new ChunkTranslator(this.context);
     const out = (events: StreamEvent[]) => events.map((event) => this.names.event(this.response.event(event)));
-    return {
-      push: (chunk) => out(translator.push(this.response.chunk(chunk))),
-      // [DONE] is the sseChunkBatches' business: the body is read to its end.
+    const translation = {
+      push: (chunk: WireChunk | typeof STREAM_DONE) => {
+        if (chunk !== STREAM_DONE) return out(translator.push(this.response.chunk(chunk)));
+        // The answer is over at [DONE]: its closing events now, the body's end read behind.
+        translation.finished = true;
+        return out(translator.end());
+      },
       finished: false,
+      // A body that ends without [DONE] (some compatible servers) closes the answer at its end.
       end: () => out(translator.end()),
     };
+    return translation;
   }
 
   error(error: GatewayError): GatewayError {

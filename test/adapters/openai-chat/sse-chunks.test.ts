@@ -1,6 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { APIError } from "openai";
-import { sseChunkBatches } from "../../../src/adapters/openai-chat/sse-chunks.ts";
+import { sseChunkBatches, STREAM_DONE } from "../../../src/adapters/openai-chat/sse-chunks.ts";
 import type { WireChunk } from "../../../src/adapters/openai-chat/wire-types.ts";
 
 const encoder = new TextEncoder();
@@ -21,9 +21,9 @@ function responseOf(pieces: (string | Uint8Array)[], onCancel?: () => void): Res
   return new Response(body, { headers: { "content-type": "text/event-stream", "x-request-id": "req_1" } });
 }
 
-/** The chunks one by one, as the adapter takes them out of each read's batch. */
+/** The chunks one by one, as the adapter takes them out of each read's batch ([DONE]'s marker left out: the body read on to its end). */
 async function* sseChunks(response: Response, signal: AbortSignal): AsyncGenerator<WireChunk> {
-  for await (const batch of sseChunkBatches(response, signal)) yield* batch;
+  for await (const batch of sseChunkBatches(response, signal)) for (const item of batch) if (item !== STREAM_DONE) yield item;
 }
 
 const event = (data: unknown) => `data: ${JSON.stringify(data)}\n\n`;
@@ -39,7 +39,31 @@ describe("sseChunkBatches", () => {
     const response = responseOf([event({ n: 1 }) + event({ n: 2 }), event({ n: 3 }) + "data: [DONE]\n\n"]);
     const batches: unknown[] = [];
     for await (const batch of sseChunkBatches(response, new AbortController().signal)) batches.push(batch);
-    expect(batches).toEqual([[{ n: 1 }, { n: 2 }], [{ n: 3 }]]);
+    expect(batches).toEqual([[{ n: 1 }, { n: 2 }], [{ n: 3 }, STREAM_DONE]]);
+  });
+
+  it("[DONE] is the answer's end: a consumer that stops there has the rest of the body read behind, not cancelled", async () => {
+    let cancelled = false;
+    let pulls = 0;
+    const pieces = [event({ n: 1 }) + "data: [DONE]\n\n", ": trailing comment\n\n", event({ n: 2 })];
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const piece = pieces[pulls++];
+        if (piece === undefined) controller.close();
+        else controller.enqueue(encoder.encode(piece));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const seen: unknown[] = [];
+    for await (const batch of sseChunkBatches(new Response(body), new AbortController().signal)) {
+      seen.push(...batch);
+      if (batch.includes(STREAM_DONE)) break;
+    }
+    expect(seen).toEqual([{ n: 1 }, STREAM_DONE]);
+    await vi.waitFor(() => expect(pulls).toBe(pieces.length + 1));
+    expect(cancelled).toBe(false);
   });
 
   it("yields each event's JSON in order and stops at [DONE], ignoring anything after it", async () => {
