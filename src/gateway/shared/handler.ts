@@ -174,12 +174,16 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
           controller,
           heartbeatMs: deps.heartbeatMs ?? 10_000,
           ...(observation ? { observer: observation } : {}),
-          beforeFinish: async (outcome) => {
+          // The key's usage, then the hidden steps, then the door's store: each waited for only
+          // when there is something to wait for (an answer with none ends a step sooner).
+          beforeFinish: (outcome) => {
+            const store = () => (writer.result ? door.remember?.(prepared, outcome, writer.result(outcome)) : undefined);
+            const remember = () => {
+              const remembering = rememberHiddenSteps(outcome, deps, prepared.tenant, requestId);
+              return remembering ? remembering.then(store) : store();
+            };
             const recording = deps.limits?.record(key, outcome.usage);
-            if (recording) await recording;
-            await rememberHiddenSteps(outcome, deps, prepared.tenant, requestId);
-            const storing = writer.result ? door.remember?.(prepared, outcome, writer.result(outcome)) : undefined;
-            if (storing) await storing;
+            return recording ? recording.then(remember) : remember();
           },
           ...(deps.scrub ? { scrub: deps.scrub } : {}),
         });

@@ -20,7 +20,7 @@ export interface FrameOptions {
   controller: AbortController;
   heartbeatMs: number;
   /** Runs before the closing frames (hidden steps are saved here, before the client can follow up). */
-  beforeFinish?: (outcome: LoopOutcome) => Promise<void>;
+  beforeFinish?: (outcome: LoopOutcome) => Promise<unknown> | void;
   /** Removes secrets from a failure's message before the client sees it. */
   scrub?: (text: string) => string;
   /**
@@ -127,7 +127,8 @@ export async function startSse(options: FrameOptions): Promise<SseFrames> {
       return;
     }
     const outcome = step.value;
-    await options.beforeFinish?.(outcome);
+    const finishing = options.beforeFinish?.(outcome);
+    if (finishing) await finishing;
     push(writer.finish(outcome));
     frames.ended = true;
     resolveFinished(outcome);
