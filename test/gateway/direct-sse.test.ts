@@ -76,6 +76,8 @@ describe("the direct sink on the real Node server", () => {
     expect(response.headers.has("x-hono-already-sent")).toBe(false);
     expect(await response.text()).toBe(BURSTS.join(""));
     expect(record.cancels).toBe(0);
+    // Told once the last burst was written, as the stream's end.
+    expect(record.settled).toBe(1);
     expect(record.keptAlive).toBe(1);
   });
 
@@ -165,6 +167,7 @@ describe("without the wrapper the handler sends a web stream", () => {
     expect(directStreamsOpen()).toBe(0);
     expect(await response.text()).toBe(BURSTS.join(""));
     expect(record.cancels).toBe(0);
+    expect(record.settled).toBe(1);
   });
 
   it("a plain @hono/node-server listener (no slot offered): the web stream, over Node", async () => {

@@ -129,6 +129,7 @@ describe("a streamed answer and its connection", () => {
       keepAlive(write) {
         writeKeepAlive = write;
       },
+      settle() {},
       cancel() {},
       finished: new Promise(() => undefined),
     };

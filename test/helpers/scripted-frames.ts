@@ -12,7 +12,7 @@ import { deferred } from "./scripted-model.ts";
 export function scriptedFrames(bursts: string[], hold?: Promise<void>) {
   let given = 0;
   const cancelled = deferred<unknown>();
-  const record = { cancels: 0, keptAlive: 0, cancelled: cancelled.promise };
+  const record = { cancels: 0, keptAlive: 0, settled: 0, cancelled: cancelled.promise };
   const frames: SseFrames = {
     async next() {
       if (given > 0 && hold) await hold;
@@ -23,6 +23,9 @@ export function scriptedFrames(bursts: string[], hold?: Promise<void>) {
     },
     keepAlive() {
       record.keptAlive++;
+    },
+    settle() {
+      record.settled++;
     },
     cancel(reason) {
       record.cancels++;

@@ -269,6 +269,7 @@ function writeFrames(frames: SseFrames, status: number, head: OutgoingHttpHeader
       if (frames.ended) {
         finish();
         outgoing.end();
+        frames.settle();
         return;
       }
       if (flowing) continue;

@@ -48,7 +48,13 @@ export interface SseFrames {
   keepAlive(write: (frame: string) => void): void;
   /** The client went away: the loop is aborted and closed, `finished` resolves with undefined. */
   cancel(reason?: unknown): void;
-  /** Settles when the stream has ended (finished, failed or cancelled). */
+  /**
+   * The sink has written the last burst (after `ended`): `finished` resolves now, so that what
+   * follows a stream's end (its access line, its observation's end) comes after its last bytes
+   * are written, not before them.
+   */
+  settle(): void;
+  /** Settles when the stream has ended and its sink has written the end (or failed, or was cancelled). */
   readonly finished: Promise<LoopOutcome | undefined>;
 }
 
@@ -105,6 +111,8 @@ export async function startSse(options: FrameOptions): Promise<SseFrames> {
   } while (commit < 0);
 
   let resolveFinished!: (outcome: LoopOutcome | undefined) => void;
+  // What `finished` resolves with once the sink has written the end (undefined after a failure).
+  let ending: LoopOutcome | undefined;
   const finished = new Promise<LoopOutcome | undefined>((resolve) => (resolveFinished = resolve));
   const queue: string[] = [];
   let queuedChars = 0;
@@ -131,13 +139,12 @@ export async function startSse(options: FrameOptions): Promise<SseFrames> {
     if (finishing) await finishing;
     push(writer.finish(outcome));
     frames.ended = true;
-    resolveFinished(outcome);
+    ending = outcome;
   };
   const fail = (error: unknown) => {
     const failure = toGatewayError(error);
     push(writer.fail(options.scrub ? failure.withMessage(options.scrub(failure.message)) : failure));
     frames.ended = true;
-    resolveFinished(undefined);
   };
   writeEach(head.slice(opening.length));
 
@@ -220,6 +227,10 @@ export async function startSse(options: FrameOptions): Promise<SseFrames> {
         write(writer.heartbeat);
       }, Math.max(10, Math.floor(options.heartbeatMs / 2)));
       heartbeat.unref();
+    },
+    settle() {
+      clearInterval(heartbeat);
+      resolveFinished(ending);
     },
     cancel(reason) {
       clearInterval(heartbeat);

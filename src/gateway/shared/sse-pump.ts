@@ -55,7 +55,11 @@ export function streamResponse(frames: SseFrames, headers: Record<string, string
     async pull(stream) {
       const burst = await frames.next();
       if (burst !== "") stream.enqueue(encoder.encode(burst));
-      if (frames.ended) stream.close();
+      if (frames.ended) {
+        // Before the close: a reader that reaches the end finds the stream's end handled.
+        frames.settle();
+        stream.close();
+      }
     },
     cancel(reason) {
       frames.cancel(reason);
