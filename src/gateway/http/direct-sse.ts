@@ -124,7 +124,8 @@ export function directSseResponse(c: Context, frames: SseFrames, headers: Record
   open++;
   // The ids in the head already, so that the app's first middleware leaves the headers unread.
   const head = withIds(c, sseHeaders(headers));
-  // Last, so that taking it out again leaves the object as it was (./request-id.ts).
+  // Added last, so that deleting it again (deliver) only undoes V8's last step: the object keeps
+  // a fast shape.
   head[MARKER] = "1";
   const response = carryingIds(c, streamResponse(head));
   env[OWN] = response;
