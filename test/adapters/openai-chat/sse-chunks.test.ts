@@ -5,20 +5,24 @@ import type { WireChunk } from "../../../src/adapters/openai-chat/wire-types.ts"
 
 const encoder = new TextEncoder();
 
-/** A response whose body delivers exactly these byte pieces, in order. */
-function responseOf(pieces: (string | Uint8Array)[], onCancel?: () => void): Response {
-  let index = 0;
+/** A response whose body delivers exactly these byte pieces, in order; `watch` counts its reads and notes a cancel. */
+function watchedResponse(pieces: (string | Uint8Array)[]): { response: Response; watch: { pulls: number; cancelled: boolean } } {
+  const watch = { pulls: 0, cancelled: false };
   const body = new ReadableStream<Uint8Array>({
     pull(controller) {
-      const piece = pieces[index++];
+      const piece = pieces[watch.pulls++];
       if (piece === undefined) return controller.close();
       controller.enqueue(typeof piece === "string" ? encoder.encode(piece) : piece);
     },
     cancel() {
-      onCancel?.();
+      watch.cancelled = true;
     },
   });
-  return new Response(body, { headers: { "content-type": "text/event-stream", "x-request-id": "req_1" } });
+  return { response: new Response(body, { headers: { "content-type": "text/event-stream", "x-request-id": "req_1" } }), watch };
+}
+
+function responseOf(pieces: (string | Uint8Array)[]): Response {
+  return watchedResponse(pieces).response;
 }
 
 /** The chunks one by one, as the adapter takes them out of each read's batch ([DONE]'s marker left out: the body read on to its end). */
@@ -43,27 +47,16 @@ describe("sseChunkBatches", () => {
   });
 
   it("[DONE] is the answer's end: a consumer that stops there has the rest of the body read behind, not cancelled", async () => {
-    let cancelled = false;
-    let pulls = 0;
     const pieces = [event({ n: 1 }) + "data: [DONE]\n\n", ": trailing comment\n\n", event({ n: 2 })];
-    const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        const piece = pieces[pulls++];
-        if (piece === undefined) controller.close();
-        else controller.enqueue(encoder.encode(piece));
-      },
-      cancel() {
-        cancelled = true;
-      },
-    });
+    const { response, watch } = watchedResponse(pieces);
     const seen: unknown[] = [];
-    for await (const batch of sseChunkBatches(new Response(body), new AbortController().signal)) {
+    for await (const batch of sseChunkBatches(response, new AbortController().signal)) {
       seen.push(...batch);
       if (batch.includes(STREAM_DONE)) break;
     }
     expect(seen).toEqual([{ n: 1 }, STREAM_DONE]);
-    await vi.waitFor(() => expect(pulls).toBe(pieces.length + 1));
-    expect(cancelled).toBe(false);
+    await vi.waitFor(() => expect(watch.pulls).toBe(pieces.length + 1));
+    expect(watch.cancelled).toBe(false);
   });
 
   it("yields each event's JSON in order and stops at [DONE], ignoring anything after it", async () => {
@@ -139,38 +132,26 @@ describe("sseChunkBatches", () => {
   });
 
   it("a consumer that stops early cancels the rest of the body", async () => {
-    let cancelled = false;
-    const response = responseOf([event({ n: 1 }) + event({ n: 2 }), event({ n: 3 })], () => (cancelled = true));
+    const { response, watch } = watchedResponse([event({ n: 1 }) + event({ n: 2 }), event({ n: 3 })]);
     for await (const chunk of sseChunks(response, new AbortController().signal)) {
       expect(chunk).toEqual({ n: 1 });
       break;
     }
-    expect(cancelled).toBe(true);
+    expect(watch.cancelled).toBe(true);
   });
 
   it("a body read to [DONE] is not cancelled", async () => {
-    let cancelled = false;
-    await collect(responseOf([event({ n: 1 }) + "data: [DONE]\n\n"], () => (cancelled = true)));
-    expect(cancelled).toBe(false);
+    const { response, watch } = watchedResponse([event({ n: 1 }) + "data: [DONE]\n\n"]);
+    await collect(response);
+    expect(watch.cancelled).toBe(false);
   });
 
   it("after [DONE] the body is still read to its end (the connection can be reused), not cancelled", async () => {
-    let cancelled = false;
-    let pulls = 0;
     const pieces = [event({ n: 1 }) + "data: [DONE]\n\n", ": trailing comment\n\n", event({ n: 2 })];
-    const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        const piece = pieces[pulls++];
-        if (piece === undefined) controller.close();
-        else controller.enqueue(encoder.encode(piece));
-      },
-      cancel() {
-        cancelled = true;
-      },
-    });
-    expect(await collect(new Response(body))).toEqual([{ n: 1 }]);
-    expect(pulls).toBe(pieces.length + 1);
-    expect(cancelled).toBe(false);
+    const { response, watch } = watchedResponse(pieces);
+    expect(await collect(response)).toEqual([{ n: 1 }]);
+    expect(watch.pulls).toBe(pieces.length + 1);
+    expect(watch.cancelled).toBe(false);
   });
 
   it("a response without a body is refused", async () => {

@@ -53,6 +53,24 @@ function shape(result: ChatResult) {
   };
 }
 
+describe("openai-chat stream(): the answer's end", () => {
+  const answer = [chunk({ role: "assistant", content: "" }), chunk({ content: "Hello" }), chunk({}, "stop")];
+
+  it("at [DONE], or at the body's end for a server that sends none: the same events", async () => {
+    const withDone = await streamWith((_req, res) => {
+      startSse(res, [...answer, "[DONE]"]);
+      res.end();
+    });
+    const withoutDone = await streamWith((_req, res) => {
+      startSse(res, answer);
+      res.end();
+    });
+    expect(withDone.at(-1)?.type).toBe("done");
+    expect(doneResult(withDone).message.content).toEqual([{ type: "text", text: "Hello" }]);
+    expect(withoutDone).toEqual(withDone);
+  });
+});
+
 describe("openai-chat stream(): Mistral Magistral thinking parts", () => {
   it("streams the thinking parts of content deltas as reasoning, then the text", async () => {
     const think = (text: string) => chunk({ content: [{ type: "thinking", thinking: [{ type: "text", text }] }] });
