@@ -1,8 +1,9 @@
 /**
  * streamChat (the SSE response of /v1/chat/completions) driven directly, with an in-process
  * fake adapter behind the real loop and resilientModel: how loop events are grouped into the
- * body's chunks (a burst produced before the event loop's next check phase leaves as one chunk,
- * later events in later chunks), failures after the first byte, and cancellation. Nothing
+ * body's chunks (the head, through the first event that commits, as the first chunk; then a burst
+ * produced before the event loop's next check phase as one chunk, later events in later chunks),
+ * failures after the first byte, and cancellation. Nothing
  * synchronises on sleeps: the adapter waits on gates the test opens after reading the body.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -257,13 +258,14 @@ describe("streamChat: a burst of events leaves in one chunk", () => {
     await handle.finished;
   });
 
-  it("an answer without text (the loop done before anything commits): opening, finish, [DONE] in one chunk", async () => {
+  it("an answer without text: the head (the opening, committed by the turn's end), then finish and [DONE] in one chunk", async () => {
     const { handle, intervals } = await start(async function* () {
       yield { type: "start", id: "resp_1", model: "m" };
       yield { type: "done", result: result("") };
     });
     const chunks = await readChunks(handle.response.body!.getReader());
-    expect(chunks).toHaveLength(1);
+    expect(chunks).toHaveLength(2);
+    expect(payloads(chunks[0]!)).toHaveLength(1);
     const items = chunks.flatMap(payloads);
     expect(items).toHaveLength(3);
     expect((items[0] as Chunk).choices[0]!.delta).toEqual({ role: "assistant", content: "" });
@@ -273,7 +275,7 @@ describe("streamChat: a burst of events leaves in one chunk", () => {
     expectIntervalsCleared(intervals);
   });
 
-  it("a burst, a wait, a burst: the first chunk holds exactly the first burst; the second burst comes later", async () => {
+  it("a burst, a wait, a burst: the head (through the first delta) leaves alone, the rest of the first burst in the next chunk; the second burst comes later", async () => {
     freezeTimers();
     const gate = deferred();
     const { handle, intervals } = await start(async function* (signal) {
@@ -284,9 +286,11 @@ describe("streamChat: a burst of events leaves in one chunk", () => {
       yield { type: "done", result: result("") };
     });
     const reader = handle.response.body!.getReader();
+    const head = payloads(await readChunk(reader));
+    expect(contents(head)).toEqual(["a0 "]);
     const first = payloads(await readChunk(reader));
-    expect(contents(first)).toEqual(Array.from({ length: 50 }, (_, i) => `a${i} `));
-    expect(finishReasons(first)).toEqual([]);
+    expect(contents(first)).toEqual(Array.from({ length: 49 }, (_, i) => `a${i + 1} `));
+    expect(finishReasons([...head, ...first])).toEqual([]);
     gate.resolve();
     const rest = (await readChunks(reader)).flatMap(payloads);
     expect(contents(rest)).toEqual(Array.from({ length: 50 }, (_, i) => `b${i} `));
@@ -311,6 +315,10 @@ describe("streamChat: a burst of events leaves in one chunk", () => {
       yield { type: "done", result: result("") };
     });
     const reader = handle.response.body!.getReader();
+    // The head: the opening (the role), committed by text_start, before any delta.
+    const head = payloads(await readChunk(reader));
+    expect((head[0] as Chunk).choices[0]!.delta).toEqual({ role: "assistant", content: "" });
+    expect(contents(head)).toEqual([]);
     const seen: string[] = [];
     for (let k = 0; k < count; k++) {
       // Delta k is read while delta k+1 is still held by its gate: nothing waits for more.
@@ -374,7 +382,9 @@ describe("streamChat: failures after the first byte", () => {
       throw new GatewayError("upstream cut off", { status: 502, type: "api_error", code: "upstream_cut_off" });
     });
     const reader = handle.response.body!.getReader();
-    expect(contents(payloads(await readChunk(reader)))).toEqual(["w0", "w1", "w2"]);
+    // The head (through the first delta), then the rest of the burst.
+    expect(contents(payloads(await readChunk(reader)))).toEqual(["w0"]);
+    expect(contents(payloads(await readChunk(reader)))).toEqual(["w1", "w2"]);
     gate.resolve();
     const rest = (await readChunks(reader)).flatMap(payloads);
     expect(rest).toEqual([{ error: { message: "upstream cut off", type: "api_error", param: null, code: "upstream_cut_off" } }, "[DONE]"]);

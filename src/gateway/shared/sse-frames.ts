@@ -34,8 +34,9 @@ export interface FrameOptions {
 /** One streamed answer's frames, for whichever sink writes them. */
 export interface SseFrames {
   /**
-   * The next burst of frames, joined into one write ("" only with the end). Never rejects: a
-   * failure becomes the door's closing frames.
+   * The next burst of frames, joined into one write ("" only with the end). The first is the
+   * head (the frames up to the commit), given at once; what the loop made of the same read after
+   * the commit is the next. Never rejects: a failure becomes the door's closing frames.
    */
   next(): Promise<string>;
   /** The last burst has been given: the sink ends the body once it has written it. */
@@ -127,6 +128,9 @@ export async function startSse(options: FrameOptions): Promise<SseFrames> {
   writeEach(opening);
   push(writer.open());
   if (first.done) pending = Promise.resolve(first);
+  // Whether the next pull is the first of an answer still going: see `next`. (One the loop ended
+  // before it committed is whole already, and leaves in one write.)
+  let headPending = !first.done;
   // Whether the last burst has been given is `frames.ended` (a data property: see below).
 
   const emit = async (step: Step): Promise<void> => {
@@ -203,10 +207,18 @@ export async function startSse(options: FrameOptions): Promise<SseFrames> {
     // so that the lines the loop writes carry its id, whoever pulls.
     next: inCurrentRequest(async (): Promise<string> => {
       try {
-        while (queue.length === 0 && !frames.ended) await emit(await nextStep());
-        // Events the loop can produce without waiting on the network (the rest of an upstream
-        // read, a burst of tokens) leave in the same write: one syscall per burst, not per token.
-        await takeBurst();
+        // The head (the frames through the first event that commits, made before the response
+        // was) leaves at once, with the response's head, rather than after what the loop makes of
+        // the rest of the same upstream read (for a short answer, all of it): the client's first
+        // byte 4% sooner at one connection (docs/performance.md), for one more write per stream.
+        const headFirst = headPending && queue.length > 0;
+        headPending = false;
+        if (!headFirst) {
+          while (queue.length === 0 && !frames.ended) await emit(await nextStep());
+          // Events the loop can produce without waiting on the network (the rest of an upstream
+          // read, a burst of tokens) leave in the same write: one syscall per burst, not per token.
+          await takeBurst();
+        }
       } catch (error) {
         pending = undefined;
         fail(error);
