@@ -8,6 +8,7 @@
  */
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { toGatewayError, type GatewayError } from "../../core/index.ts";
+import { inCheckPhase } from "../../core/check-phase.ts";
 import type { GatewayConfig, KeyPolicy } from "../../core/config/index.ts";
 import { callerKey } from "../http/auth.ts";
 import { policyOf } from "../shared/keys.ts";
@@ -47,8 +48,14 @@ export function observeRequests(observability: Observability, config: GatewayCon
       observation.finish(500, toGatewayError(error));
       throw error;
     }
-    // A stream that started is finished by its end (the handler's), not here.
-    if (!observation.streaming || c.res.status !== 200) observation.finish(c.res.status, answeredError(c));
+    // A stream that started is finished by its end (the handler's), not here. A whole answer's
+    // observation ends after the answer is written, as its access line does
+    // (src/core/check-phase.ts): its metrics, its web-view record and its span end were work
+    // between the answer and the client.
+    if (observation.streaming && c.res.status === 200) return;
+    const status = c.res.status;
+    const error = answeredError(c);
+    inCheckPhase(() => observation.finish(status, error));
   };
 }
 
