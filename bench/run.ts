@@ -584,27 +584,32 @@ const MCP_ROUNDS = 5;
  * warm as when measured alone, and both p50s are over calls of the same minutes. Measured one path
  * after the other, the direct p50 of server-everything moved between 2.8 and 4.0 ms from one run
  * to the next on the 2-core machine (29 November 2026), and the ratio with it (1.16× to 1.52× for
- * one build), whatever the gateway did. Turns of single calls are not that: each call then
- * follows the other path's, whose processes take the caches (1.50× and 1.54× in two runs).
+ * one build), whatever the gateway did. (Turns of single calls were tried first and not kept: each
+ * call then follows the other path's, which is not how either is called; they read 1.50–1.55×.)
  */
 async function mcpCallsInTurns(direct: McpPath, via: McpPath, count: number, era: "2025-11-25" | "2026-07-28" = "2025-11-25"): Promise<{ direct: Latency; gateway: Latency }> {
-  const [a, b] = [await connectBenchClient(direct.url, era), await connectBenchClient(via.url, era)];
+  const a = await connectBenchClient(direct.url, era);
   try {
-    await timedCalls(a, direct.tool, MCP_WARM_CALLS, "warm");
-    await timedCalls(b, via.tool, MCP_WARM_CALLS, "warm");
-    const times = { direct: [] as number[], gateway: [] as number[] };
-    const perRound = Math.ceil(count / MCP_ROUNDS);
-    for (let round = 0; round < MCP_ROUNDS; round++) {
-      const order = round % 2 === 0 ? (["direct", "gateway"] as const) : (["gateway", "direct"] as const);
-      for (const path of order) {
-        const [client, tool] = path === "direct" ? [a, direct.tool] : [b, via.tool];
-        times[path].push(...(await timedCalls(client, tool, perRound, "bench")));
+    const b = await connectBenchClient(via.url, era);
+    try {
+      await timedCalls(a, direct.tool, MCP_WARM_CALLS, "warm");
+      await timedCalls(b, via.tool, MCP_WARM_CALLS, "warm");
+      const times = { direct: [] as number[], gateway: [] as number[] };
+      const perRound = Math.ceil(count / MCP_ROUNDS);
+      for (let round = 0; round < MCP_ROUNDS; round++) {
+        const order = round % 2 === 0 ? (["direct", "gateway"] as const) : (["gateway", "direct"] as const);
+        for (const path of order) {
+          const [client, tool] = path === "direct" ? [a, direct.tool] : [b, via.tool];
+          times[path].push(...(await timedCalls(client, tool, perRound, "bench")));
+        }
       }
+      const sum = (list: number[]) => list.reduce((x, y) => x + y, 0);
+      return { direct: latencyOf(times.direct, sum(times.direct)), gateway: latencyOf(times.gateway, sum(times.gateway)) };
+    } finally {
+      await b.close();
     }
-    const sum = (list: number[]) => list.reduce((x, y) => x + y, 0);
-    return { direct: latencyOf(times.direct, sum(times.direct)), gateway: latencyOf(times.gateway, sum(times.gateway)) };
   } finally {
-    await Promise.all([a.close(), b.close()]);
+    await a.close();
   }
 }
 

@@ -4,7 +4,7 @@
  * turn that writes it, as the access line does — with the answer's status and error. A stream
  * that started is left to the stream's end.
  */
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { describe, expect, it } from "vitest";
 import { GatewayError } from "../../src/core/index.ts";
 import { resolveConfig } from "../../src/core/config/index.ts";
@@ -12,7 +12,7 @@ import { silentLogger } from "../../src/core/logger.ts";
 import { Observability } from "../../src/gateway/observe/observability.ts";
 import { observationOf, observeRequests } from "../../src/gateway/observe/routes.ts";
 
-function observedApp(answer: (observed: boolean) => Response): { app: Hono; observability: Observability } {
+function observedApp(answer: (c: Context) => Response): { app: Hono; observability: Observability } {
   const observability = new Observability({
     settings: { metrics: true, ui: true, recentRequests: 10, captureContent: false },
     logger: silentLogger(),
@@ -27,7 +27,7 @@ function observedApp(answer: (observed: boolean) => Response): { app: Hono; obse
     await next();
   });
   app.use(observeRequests(observability, resolveConfig({}, {})));
-  app.post("/v1/chat/completions", (c) => answer(observationOf(c) !== undefined));
+  app.post("/v1/chat/completions", (c) => answer(c));
   return { app, observability };
 }
 
@@ -39,7 +39,7 @@ function recordOf(observability: Observability, id: string) {
 
 describe("observeRequests", () => {
   it("ends a whole answer's observation after the answer is handed over, with its status", async () => {
-    const { app, observability } = observedApp((observed) => Response.json({ observed }));
+    const { app, observability } = observedApp((c) => Response.json({ observed: observationOf(c) !== undefined }));
     const response = await app.request("/v1/chat/completions", { method: "POST", headers: { "x-request-id": "whole" } });
     expect(await response.json()).toEqual({ observed: true });
     // The answer is out; its observation (metrics, the web view's record, the span) ends next.
@@ -48,7 +48,7 @@ describe("observeRequests", () => {
     const record = recordOf(observability, "whole");
     expect(record?.state).toBe("done");
     expect(record?.status).toBe(200);
-    expect(await observability.metrics!.scrape()).toMatch(/mcp_gateway_requests_total\{[^}]*status="200"[^}]*\} 1/);
+    expect(await observability.metrics!.scrape()).toMatch(/^mcp_gateway_requests_total\{[^}]*status="200"[^}]*\} 1$/m);
   });
 
   it("ends a refusal's observation the same way, with the error the answer carried", async () => {
@@ -61,10 +61,23 @@ describe("observeRequests", () => {
     });
     const response = await app.request("/v1/chat/completions", { method: "POST", headers: { "x-request-id": "refused" } });
     expect(response.status).toBe(404);
+    expect(recordOf(observability, "refused")?.state).toBe("running");
     await nextCheckPhase();
     const record = recordOf(observability, "refused");
     expect(record?.state).toBe("failed");
     expect(record?.status).toBe(404);
     expect(record?.error).toBe("no such model");
+  });
+
+  it("ends a started stream's observation at once when its answer was replaced by an error (its stream's end must not say 200)", async () => {
+    const { app, observability } = observedApp((c) => {
+      // The handler's stream started (its writer taken); what went out instead is an error.
+      observationOf(c)!.writer({ open: () => "", event: () => "", finish: () => "", fail: () => "", heartbeat: "" });
+      return new Response("replaced", { status: 502 });
+    });
+    await app.request("/v1/chat/completions", { method: "POST", headers: { "x-request-id": "replaced" } });
+    const record = recordOf(observability, "replaced");
+    expect(record?.state).toBe("failed");
+    expect(record?.status).toBe(502);
   });
 });

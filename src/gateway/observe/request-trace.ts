@@ -36,6 +36,8 @@ export interface TraceEnd {
   provider: string;
   /** Set when the request failed: the error (or a stand-in) and its `error.type`. */
   failed?: { error: unknown; type: string };
+  /** When the request ended (`performance.now()`), if not now: the spans end then. */
+  at?: number;
 }
 
 export class RequestTrace {
@@ -156,7 +158,7 @@ export class RequestTrace {
   /** The request is over: the door span gets the outcome and ends (a model span still open too). */
   finish(end: TraceEnd): void {
     if (this.modelSpan) {
-      this.modelSpan.end();
+      this.modelSpan.end(end.at);
       this.modelSpan = undefined;
     }
     const span = this.span;
@@ -175,6 +177,6 @@ export class RequestTrace {
       if (this.content) span.setAttribute(ATTR.GEN_AI_OUTPUT_MESSAGES, this.content(semconvMessages([outcome.message])));
     }
     if (end.failed) failSpan(span, end.failed.error, end.failed.type);
-    span.end();
+    span.end(end.at);
   }
 }

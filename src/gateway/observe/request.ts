@@ -376,12 +376,13 @@ export class RequestObservation implements ModelCallObserver {
 
   /**
    * The request is over: answered (status), refused or failed. `error` is the gateway's answer
-   * when it was an error. Idempotent.
+   * when it was an error; `at`, when it ended (`performance.now()`), for one recorded later.
+   * Idempotent.
    */
-  finish(status: number, error?: GatewayError): void {
+  finish(status: number, error?: GatewayError, at = performance.now()): void {
     if (this.finished) return;
     this.finished = true;
-    const seconds = (performance.now() - this.started) / 1000;
+    const seconds = (at - this.started) / 1000;
     const outcome = this.outcome;
     const door = this.request.door;
     const failed = status >= 400 || (this.failure !== undefined && !outcome);
@@ -417,6 +418,7 @@ export class RequestObservation implements ModelCallObserver {
       responseModel: this.responseModel,
       provider: this.provider,
       ...(failed ? { failed: { error: error ?? new Error(this.failure?.message ?? `HTTP ${status}`), type: type ?? String(status) } } : {}),
+      at,
     });
   }
 }

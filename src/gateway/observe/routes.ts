@@ -48,14 +48,19 @@ export function observeRequests(observability: Observability, config: GatewayCon
       observation.finish(500, toGatewayError(error));
       throw error;
     }
-    // A stream that started is finished by its end (the handler's), not here. A whole answer's
-    // observation ends after the answer is written, as its access line does
-    // (src/core/check-phase.ts): its metrics, its web-view record and its span end were work
-    // between the answer and the client.
-    if (observation.streaming && c.res.status === 200) return;
+    if (observation.streaming) {
+      // A stream that started is finished by its end (the handler's), not here; one whose answer
+      // was replaced (an error after the handler) now, before its cancelled stream's end says 200.
+      if (c.res.status !== 200) observation.finish(c.res.status, answeredError(c));
+      return;
+    }
+    // A whole answer's observation is recorded after the answer is written, as its access line
+    // is (src/core/check-phase.ts), its time taken now: the metrics, the web view's record and
+    // the span's end were work between the answer and the client.
     const status = c.res.status;
     const error = answeredError(c);
-    inCheckPhase(() => observation.finish(status, error));
+    const at = performance.now();
+    inCheckPhase(() => observation.finish(status, error, at));
   };
 }
 

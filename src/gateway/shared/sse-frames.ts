@@ -35,8 +35,8 @@ export interface FrameOptions {
 export interface SseFrames {
   /**
    * The next burst of frames, joined into one write ("" only with the end). The first is the
-   * head (the frames up to the commit), given at once; what the loop made of the same read after
-   * the commit is the next. Never rejects: a failure becomes the door's closing frames.
+   * head (the frames of the loop's steps through the one that commits), given at once; what the
+   * loop makes after it is the next. Never rejects: a failure becomes the door's closing frames.
    */
   next(): Promise<string>;
   /** The last burst has been given: the sink ends the body once it has written it. */
@@ -207,10 +207,11 @@ export async function startSse(options: FrameOptions): Promise<SseFrames> {
     // so that the lines the loop writes carry its id, whoever pulls.
     next: inCurrentRequest(async (): Promise<string> => {
       try {
-        // The head (the frames through the first event that commits, made before the response
-        // was) leaves at once, with the response's head, rather than after what the loop makes of
-        // the rest of the same upstream read (for a short answer, all of it): the client's first
-        // byte 4% sooner at one connection (docs/performance.md), for one more write per stream.
+        // The head (the frames of the loop's steps through the one that commits: an upstream read
+        // each, for a short answer all of its text) leaves at once, with the response's head,
+        // rather than with what the loop makes after it (for a short answer, its end and the
+        // closing frames): the client's first byte 4% sooner at one connection
+        // (docs/performance.md), for one more write per stream.
         const headFirst = headPending && queue.length > 0;
         headPending = false;
         if (!headFirst) {
