@@ -41,10 +41,10 @@ describe("observeRequests", () => {
   it("ends a whole answer's observation after the answer is handed over, with its status", async () => {
     const { app, observability } = observedApp((c) => Response.json({ observed: observationOf(c) !== undefined }));
     const response = await app.request("/v1/chat/completions", { method: "POST", headers: { "x-request-id": "whole" } });
-    expect(await response.json()).toEqual({ observed: true });
     // The answer is out; its observation (metrics, the web view's record, the span) ends next.
     expect(recordOf(observability, "whole")?.state).toBe("running");
     await nextCheckPhase();
+    expect(await response.json()).toEqual({ observed: true });
     const record = recordOf(observability, "whole");
     expect(record?.state).toBe("done");
     expect(record?.status).toBe(200);
