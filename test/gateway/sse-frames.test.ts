@@ -1,0 +1,45 @@
+/**
+ * startSse's writes, whatever the sink: the head (the loop's steps through the one that commits)
+ * is the first pull's, alone, and what the loop makes after it the next; an answer the loop ended
+ * before anything committed is whole already and leaves in one pull. Driven by a loop of the
+ * test's own, with a writer that names what it writes.
+ */
+import { describe, expect, it } from "vitest";
+import type { LoopBatches, LoopEvent, LoopOutcome } from "../../src/loop/index.ts";
+import { startSse } from "../../src/gateway/shared/sse-frames.ts";
+import type { SseWriter } from "../../src/gateway/shared/sse-pump.ts";
+
+const writer: SseWriter = {
+  open: () => "open|",
+  event: (event) => (event.type === "text_delta" ? `${event.delta}|` : ""),
+  finish: (outcome) => `finish:${outcome.stopReason}|`,
+  fail: (error) => `fail:${error.message}|`,
+  heartbeat: ":|",
+};
+
+const outcome = { stopReason: "stop" } as LoopOutcome;
+
+async function* loopOf(steps: LoopEvent[][]): LoopBatches {
+  for (const step of steps) yield step;
+  return outcome;
+}
+
+function frames(steps: LoopEvent[][]) {
+  return startSse({ loop: loopOf(steps), writer, controller: new AbortController(), heartbeatMs: 600_000 });
+}
+
+describe("startSse's pulls", () => {
+  it("gives the head alone first, then the loop's end with the closing frames", async () => {
+    const sse = await frames([[{ type: "turn_start", turn: 1 }], [{ type: "text_delta", delta: "a" }, { type: "text_delta", delta: "b" }], [{ type: "turn_end", turn: 1 }]]);
+    expect(await sse.next()).toBe("open|a|b|");
+    expect(sse.ended).toBe(false);
+    expect(await sse.next()).toBe("finish:stop|");
+    expect(sse.ended).toBe(true);
+  });
+
+  it("gives an answer the loop ended before anything committed in one pull", async () => {
+    const sse = await frames([[{ type: "turn_start", turn: 1 }]]);
+    expect(await sse.next()).toBe("open|finish:stop|");
+    expect(sse.ended).toBe(true);
+  });
+});
