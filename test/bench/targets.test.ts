@@ -95,6 +95,17 @@ describe("bench targets", () => {
     expect(judge(partial)[0]).toMatchObject({ measured: "+0.500 ms (bare proxy +0.300 ms)", met: true });
   });
 
+  it("judges the 200-chunk stream from its measurement in turns when the run made one", () => {
+    const once = { long_stream_latency_c1: { gateway: { p50: 2.9 } }, bare_proxy_long_stream_latency_c1: { bareProxy: { p50: 1.9 } } };
+    expect(judge(once)).toEqual([{ target: "200-chunk stream time p50, 1 conn: gateway vs bare proxy", measured: "1.53× (2.90 vs 1.90 ms)", limit: "≤ 1.5×", met: false }]);
+    // The median of each round's ratio, not the ratio of the medians (2.6 / 2.0 = 1.30×).
+    const inTurns = { ...once, paired_long_stream_c1: { rounds: 3, directMs: 1.1, bareProxyMs: 2.0, gatewayMs: 2.6, gatewayOverBare: 1.42 } };
+    expect(judge(inTurns)[0]).toMatchObject({ measured: "1.42× (median of rounds in turns; gateway 2.60, bare proxy 2.00 ms)", limit: "≤ 1.5×", met: true });
+    expect(judge({ ...once, paired_long_stream_c1: { ...inTurns.paired_long_stream_c1, gatewayOverBare: 1.51 } })[0]).toMatchObject({ met: false });
+    // Without its ratio, the single measurements decide.
+    expect(judge({ ...once, paired_long_stream_c1: { rounds: 3, gatewayMs: 2.6, bareProxyMs: 2.0 } })[0]).toMatchObject({ measured: "1.53× (2.90 vs 1.90 ms)" });
+  });
+
   it("shows beside the --workers verdict the most two workers could give on the run's machine, when measured", () => {
     const workers = { workers_pass_through_non_streaming_c16: { oneProcessMemory: { rps: 3000 }, twoWorkersRedis: { rps: 3750 } } };
     expect(judge(workers)).toEqual([{ target: "--workers 2 (Redis) vs one process, pass-through req/s, 16 conn", measured: "1.25× (3750 vs 3000)", limit: "≥ 1.3×", met: false }]);
