@@ -4,7 +4,8 @@
  * goes away mid-upload ending the read instead of leaving it pending.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createServer, request, type IncomingMessage, type Server } from "node:http";
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { connect } from "node:net";
 import type { AddressInfo } from "node:net";
 import type { Context } from "hono";
 import { readBodyText } from "../../src/gateway/http/read-body.ts";
@@ -14,6 +15,12 @@ let server: Server;
 let port = 0;
 /** How each request's read ended: its text, or its error's message. */
 const outcomes: Promise<string>[] = [];
+/** For each read on "/parsed": whether the body came at once (not as a Promise). */
+const atOnce: boolean[] = [];
+/** Paths of the requests whose stream emitted 'end' after such a read. */
+const ended: string[] = [];
+/** Paths of the requests the server has seen (read from the 'request' event on). */
+const arrived: string[] = [];
 
 beforeAll(async () => {
   server = createServer((req: IncomingMessage, res) => {
@@ -21,20 +28,36 @@ beforeAll(async () => {
     if (req.url === "/late") {
       // After the request's own close: its error, if any, was emitted already.
       req.once("close", () => {
-        outcomes.push(readBodyText({ env: { incoming: req } } as unknown as Context, MAX).then((text) => `text:${text}`, (error: Error) => `error:${error.message}`));
+        outcomes.push(Promise.resolve(readBodyText({ env: { incoming: req } } as unknown as Context, MAX)).then((text) => `text:${text}`, (error: Error) => `error:${error.message}`));
       });
       return;
     }
-    const read = readBodyText({ env: { incoming: req } } as unknown as Context, MAX);
-    outcomes.push(read.then((text) => `text:${text}`, (error: Error) => `error:${error.message}`));
-    read.then(
-      (text) => res.end(`read ${Buffer.byteLength(text)} bytes: ${text}`),
-      (error: { status?: number; message: string }) => res.writeHead(error.status ?? 500).end(error.message),
-    );
+    // "/parsed": the read starts once the packet the request came in is parsed (a turn of the loop later).
+    if (req.url === "/parsed") {
+      setImmediate(() => {
+        const read = readBodyText({ env: { incoming: req } } as unknown as Context, MAX);
+        atOnce.push(typeof read === "string");
+        // The stream still goes on to its end after a read that took the body at once.
+        req.once("end", () => ended.push(req.url ?? ""));
+        answer(res, Promise.resolve(read));
+      });
+      return;
+    }
+    answer(res, Promise.resolve(readBodyText({ env: { incoming: req } } as unknown as Context, MAX)));
+    arrived.push(req.url ?? "");
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   port = (server.address() as AddressInfo).port;
 });
+
+/** Records how the read ended and answers with it: what was read, or the error's status and message. */
+function answer(res: ServerResponse, read: Promise<string>): void {
+  outcomes.push(read.then((text) => `text:${text}`, (error: Error) => `error:${error.message}`));
+  read.then(
+      (text) => res.end(`read ${Buffer.byteLength(text)} bytes: ${text}`),
+      (error: { status?: number; message: string }) => res.writeHead(error.status ?? 500).end(error.message),
+  );
+}
 
 afterAll(async () => {
   server.closeAllConnections();
@@ -61,6 +84,40 @@ describe("readBodyText", () => {
     const cut = bytes.indexOf(Buffer.from("ï")) + 1;
     const answer = await post([bytes.subarray(0, cut), bytes.subarray(cut)]);
     expect(answer).toEqual({ status: 200, body: `read ${bytes.length} bytes: {"text":"naïve café"}` });
+  });
+
+  it("takes a body that came whole with its head at once, and the stream still ends", async () => {
+    const body = '{"text":"naïve"}';
+    const head = `POST /parsed HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`;
+    // The head and the body in one write: one packet, parsed whole before the next turn of the loop.
+    const reply = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, "127.0.0.1", () => socket.write(head + body));
+      let text = "";
+      socket.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
+      socket.on("end", () => resolve(text));
+      socket.on("error", reject);
+    });
+    expect(reply).toMatch(/^HTTP\/1\.1 200 /);
+    expect(reply.endsWith(`read ${Buffer.byteLength(body)} bytes: ${body}`)).toBe(true);
+    expect(atOnce.at(-1)).toBe(true);
+    await expect.poll(() => ended).toContain("/parsed");
+  });
+
+  it("waits for the rest of a body whose content-length is not all there yet", async () => {
+    const body = Buffer.from('{"text":"in two parts"}');
+    const before = arrived.length;
+    const answered = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request({ host: "127.0.0.1", port, method: "POST", path: "/two-parts", headers: { "content-length": String(body.length) } }, (res) => {
+        let text = "";
+        res.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+      });
+      req.on("error", reject);
+      req.write(body.subarray(0, 9));
+      // The rest only once the server has the request and its first part.
+      void expect.poll(() => arrived.length).toBe(before + 1).then(() => req.end(body.subarray(9)));
+    });
+    expect(await answered).toEqual({ status: 200, body: `read ${body.length} bytes: ${body.toString("utf8")}` });
   });
 
   it("refuses a body over the cap with 413 and drains the rest, so that the client gets the answer", async () => {

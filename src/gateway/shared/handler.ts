@@ -28,9 +28,20 @@ import { startSse } from "./sse-frames.ts";
 import { streamResponse } from "./sse-pump.ts";
 import { observationOf } from "../observe/routes.ts";
 
-export async function readJson(c: Context, limits: JsonLimits & { maxBodyBytes: number }): Promise<unknown> {
-  const text = await readBodyText(c, limits.maxBodyBytes);
-  let json: unknown;
+/** A request body's JSON value: never a Promise, so `instanceof Promise` tells a value from a wait. */
+export type JsonBody = string | number | boolean | null | object;
+
+/**
+ * The request's JSON body, checked against the limits; at once (not a Promise) when the body was
+ * already whole in memory, as a small request's is.
+ */
+export function readJson(c: Context, limits: JsonLimits & { maxBodyBytes: number }): JsonBody | Promise<JsonBody> {
+  const text = readBodyText(c, limits.maxBodyBytes);
+  return typeof text === "string" ? parseJson(text, limits) : text.then((t) => parseJson(t, limits));
+}
+
+function parseJson(text: string, limits: JsonLimits): JsonBody {
+  let json: JsonBody;
   try {
     json = JSON.parse(text);
   } catch (error) {
@@ -141,7 +152,9 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
     );
     deadline.unref();
     try {
-      const json = await readJson(c, limits);
+      // No await for a body that is already whole: a Promise and a microtask fewer per request.
+      const reading = readJson(c, limits);
+      const json = reading instanceof Promise ? await reading : reading;
       // The request's loop options (`mcp_gateway`, x-mcp-gateway-*) never travel on to a provider.
       const loopOptions = takeLoopOptions(json, optionHeaders(c));
       // Chat Completions and Messages parse at once: an await of their answer would still cost a tick.
@@ -153,7 +166,8 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
       checkModel(key, parsed.model);
       const selection = c.req.header("x-mcp-servers");
       checkSelection(key, selection, parsed.mcpServers);
-      const prepared = await prepareRequest(parsed, selection, tenantOf(c), key?.mcpServers ? { ...deps, tools: keyTools(deps.tools, key) } : deps, key, requestId);
+      const preparing = prepareRequest(parsed, selection, tenantOf(c), key?.mcpServers ? { ...deps, tools: keyTools(deps.tools, key) } : deps, key, requestId);
+      const prepared = preparing instanceof Promise ? await preparing : preparing;
       // Metrics, the web view's timeline and the trace follow the request from here (when on).
       const observation = observationOf(c);
       const first = prepared.model.candidates[0];

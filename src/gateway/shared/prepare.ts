@@ -72,17 +72,33 @@ export function checkMessageCount(list: unknown, max: number, field: string): vo
 /** Plan mode's steps run inside the gateway: the client's own tools have no part in them (src/loop/plan-mode.ts). */
 const PLAN_MODE_CLIENT_TOOLS = "the request's own tools are not offered in plan mode";
 
-export async function prepareRequest<P extends ParsedRequest>(
+/**
+ * The request routed, its servers chosen, its plan made and its hidden steps restored; at once
+ * (not a Promise) unless the routing or the restore had to wait (a shared store): an async
+ * function's promise and its await were a microtask or more on every request.
+ */
+export function prepareRequest<P extends ParsedRequest>(
   parsed: P,
   serversHeader: string | undefined,
   tenant: string,
   deps: ChatDeps,
   key?: KeyPolicy,
   requestId?: string,
-): Promise<PreparedRequest<P>> {
-  // Each await only when there is something to wait for (a promise and a microtask otherwise).
+): PreparedRequest<P> | Promise<PreparedRequest<P>> {
   const routed = routedModel(parsed.model, deps.providers, deps.config.models, deps.deployments, requestId);
-  const model = routed instanceof Promise ? await routed : routed;
+  const prepare = (model: ResolvedModel) => prepareRouted(parsed, model, serversHeader, tenant, deps, key, requestId);
+  return routed instanceof Promise ? routed.then(prepare) : prepare(routed);
+}
+
+function prepareRouted<P extends ParsedRequest>(
+  parsed: P,
+  model: ResolvedModel,
+  serversHeader: string | undefined,
+  tenant: string,
+  deps: ChatDeps,
+  key: KeyPolicy | undefined,
+  requestId: string | undefined,
+): PreparedRequest<P> | Promise<PreparedRequest<P>> {
   const known = deps.tools.serverNames();
   const options = parsed.loop ?? {};
   if (options.mcpServers) checkServers(key, options.mcpServers, "mcp_gateway.mcp_servers");
@@ -91,16 +107,18 @@ export async function prepareRequest<P extends ParsedRequest>(
     options.mcpServers && (options.mcpServers.length === 0 ? [] : selectServers(options.mcpServers.join(","), model, known)),
   );
   const plan = planLoop(deps.config, model, options, key);
-  const restored = deps.hiddenSteps.restore(tenant, parsed.request.messages, requestId);
-  const messages = restored instanceof Promise ? await restored : restored;
-  const fitted = applyPlan(plan, model, withAliasDefaults(extend(parsed.request, { messages, model: model.modelId }), model), deps.tools.select(servers), options, resultLimits(deps.config, deps.tools));
-  return {
-    tenant,
-    parsed,
-    model,
-    request: fitted.request,
-    tools: fitted.tools,
-    warnings: plan.mode === "plan" && (fitted.request.tools?.length ?? 0) > 0 ? [...fitted.warnings, PLAN_MODE_CLIENT_TOOLS] : fitted.warnings,
-    plan,
+  const fit = (messages: Message[]): PreparedRequest<P> => {
+    const fitted = applyPlan(plan, model, withAliasDefaults(extend(parsed.request, { messages, model: model.modelId }), model), deps.tools.select(servers), options, resultLimits(deps.config, deps.tools));
+    return {
+      tenant,
+      parsed,
+      model,
+      request: fitted.request,
+      tools: fitted.tools,
+      warnings: plan.mode === "plan" && (fitted.request.tools?.length ?? 0) > 0 ? [...fitted.warnings, PLAN_MODE_CLIENT_TOOLS] : fitted.warnings,
+      plan,
+    };
   };
+  const restored = deps.hiddenSteps.restore(tenant, parsed.request.messages, requestId);
+  return restored instanceof Promise ? restored.then(fit) : fit(restored);
 }
