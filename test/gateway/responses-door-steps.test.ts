@@ -6,7 +6,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { resolveConfig } from "../../src/core/config/index.ts";
 import type { Logger } from "../../src/core/logger.ts";
-import { parseResponses, responsesDoor, type ResponsesRequest } from "../../src/gateway/doors/responses/door.ts";
+import { listedInput, parseResponses, responsesDoor, type ResponsesRequest } from "../../src/gateway/doors/responses/door.ts";
 import type { PreparedRequest } from "../../src/gateway/shared/door.ts";
 import type { ChatDeps } from "../../src/gateway/shared/deps.ts";
 import { ResponseStore, type StoredResponse } from "../../src/gateway/state/responses.ts";
@@ -32,17 +32,11 @@ const spyLogger = () => ({ error: vi.fn() }) as unknown as Logger & { error: Ret
 
 describe("the Responses door's steps", () => {
   it("lists the input items with an id first, then the item's own keys in its order, a type, and text as parts", () => {
-    const store = new ResponseStore(new MemoryStore<StoredResponse>());
-    const items = prepare(
-      {
-        input: [
-          { role: "user", content: "hi" },
-          { type: "message", role: "assistant", content: "hello", id: "msg_own" },
-          { type: "function_call_output", call_id: "c1", output: "42" },
-        ],
-      },
-      store,
-    ).parsed.inputItems;
+    const items = listedInput([
+      { role: "user", content: "hi" },
+      { type: "message", role: "assistant", content: "hello", id: "msg_own" },
+      { type: "function_call_output", call_id: "c1", output: "42" },
+    ]);
     expect(items.map((item) => Object.keys(item))).toEqual([
       ["id", "role", "content", "type"],
       ["id", "type", "role", "content"],

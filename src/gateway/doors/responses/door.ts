@@ -27,8 +27,6 @@ export interface ResponsesRequest extends ParsedRequest {
   plan: ToolPlan;
   approvals: Approval[];
   dropped: Set<string>;
-  /** The input items as the client sent them, each with an id (for `input_items`). */
-  inputItems: { [key: string]: unknown }[];
   /** The conversation of `previous_response_id` (empty without one). */
   history: Message[];
   /** Server labels whose `mcp_list_tools` the conversation already has. */
@@ -46,7 +44,7 @@ export function validateResponsesBody(json: unknown): ResponsesRequestBody {
 }
 
 /** The input as OpenAI lists it (`input_items`): every item with a type and an id, message text as parts. */
-function listedInput(input: ResponsesRequestBody["input"]): { [key: string]: unknown }[] {
+export function listedInput(input: ResponsesRequestBody["input"]): { [key: string]: unknown }[] {
   const items: { [key: string]: unknown }[] = typeof input === "string" ? [{ role: "user", content: input }] : (input ?? []);
   return items.map((item) => {
     const type = (item["type"] as string | undefined) ?? "message";
@@ -97,8 +95,7 @@ function responsesRequest(body: ResponsesRequestBody, config: GatewayConfig, nam
   const items = typeof body.input === "string" || body.input === undefined ? [] : body.input;
   const plan = planTools(body.tools, items);
   const input = toNeutralInput(body.instructions, body.input, nameOf);
-  const inputItems = listedInput(body.input);
-  const listed = new Set(inputItems.filter((item) => item["type"] === "mcp_list_tools").map((item) => String(item["server_label"])));
+  const listed = new Set(items.filter((item) => item["type"] === "mcp_list_tools").map((item) => String(item["server_label"])));
   // Its instructions do not carry over (as on OpenAI: this request's replace them); its system
   // and developer messages do, as any input does.
   const history = previous ? (previous.instructions ? previous.messages.slice(1) : previous.messages) : [];
@@ -115,7 +112,6 @@ function responsesRequest(body: ResponsesRequestBody, config: GatewayConfig, nam
     plan,
     approvals: input.approvals,
     dropped: input.dropped,
-    inputItems,
     history,
     listed,
     leading: [],
@@ -257,7 +253,8 @@ export function responsesDoor(deps: ResponsesDoorDeps): Door<ResponsesRequest> {
       try {
         const entry = {
           response: answer as { [key: string]: unknown },
-          input: prepared.parsed.inputItems,
+          // Listed only for a response that is stored (Codex stores none, and sends dozens of items).
+          input: listedInput(prepared.parsed.body.input),
           messages: [...prepared.request.messages, ...outcome.newMessages],
           listed: [...prepared.parsed.listed],
           instructions: Boolean(prepared.parsed.body.instructions),
