@@ -44,12 +44,14 @@ describe("responses.create", () => {
       { role: "user", content: "Hi" },
     ]);
 
-    const stream = client.responses.stream({ model: "p/m", input: "Hi" }, noMcp);
+    const stream = client.responses.stream({ model: "p/m", input: "Hi", instructions: "Be brief." }, noMcp);
     const types: string[] = [];
     const sequence: number[] = [];
+    const snapshots: Record<string, unknown> = {};
     stream.on("event", (event) => {
       types.push(event.type);
       sequence.push(event.sequence_number);
+      if ("response" in event) snapshots[event.type] = event.response;
     });
     const final = await stream.finalResponse();
     expect(final.output_text).toBe("Hello there.");
@@ -57,6 +59,12 @@ describe("responses.create", () => {
     expect(types.at(-1)).toBe("response.completed");
     expect(types).toContain("response.output_text.delta");
     expect(sequence).toEqual(sequence.map((_, i) => i));
+    // One snapshot in both opening events; the stored response is the one the last event carried.
+    expect(snapshots["response.created"]).toMatchObject({ id: final.id, status: "in_progress", instructions: "Be brief.", output: [] });
+    expect(snapshots["response.in_progress"]).toEqual(snapshots["response.created"]);
+    // Raw, as the gateway stores it (the SDK adds output_text), with the same key (stored responses are per key).
+    const stored = await fetch(`${gw.url}/v1/responses/${final.id}`, { headers: { authorization: "Bearer unused" } });
+    expect(await stored.json()).toEqual(snapshots["response.completed"]);
   });
 
   it("stores responses: retrieve, input_items, previous_response_id, delete", async () => {

@@ -140,6 +140,7 @@ export class RequestObservation implements ModelCallObserver {
       },
       heartbeat: writer.heartbeat,
       ...(writer.result ? { result: (outcome: LoopOutcome) => writer.result!(outcome) } : {}),
+      ...(writer.resultJson ? { resultJson: (outcome: LoopOutcome) => writer.resultJson!(outcome) } : {}),
     };
   }
 

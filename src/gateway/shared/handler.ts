@@ -191,7 +191,7 @@ export function doorHandler<P extends ParsedRequest>(door: Door<P>, deps: ChatDe
           // The key's usage, then the hidden steps, then the door's store: each waited for only
           // when there is something to wait for (an answer with none ends a step sooner).
           beforeFinish: (outcome) => {
-            const store = () => (writer.result ? door.remember?.(prepared, outcome, writer.result(outcome)) : undefined);
+            const store = () => (writer.result ? door.remember?.(prepared, outcome, writer.result(outcome), writer.resultJson?.(outcome)) : undefined);
             const remember = () => {
               const remembering = rememberHiddenSteps(outcome, deps, prepared.tenant, requestId);
               return remembering ? remembering.then(store) : store();

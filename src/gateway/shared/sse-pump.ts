@@ -31,6 +31,8 @@ export interface SseWriter {
   readonly heartbeat: string;
   /** The whole answer the stream amounts to, for doors that store it (built once, before `finish`). */
   result?(outcome: LoopOutcome): unknown;
+  /** That answer's JSON, when the writer makes it anyway (stored as is instead of serialized again). */
+  resultJson?(outcome: LoopOutcome): string;
 }
 
 /**

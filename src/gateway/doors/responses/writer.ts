@@ -30,6 +30,8 @@ export class ResponsesWriter implements SseWriter {
   /** MCP calls in flight, by call id: their output index and item id. */
   private readonly mcp = new Map<string, { index: number; id: string }>();
   private final: { [key: string]: unknown } | undefined;
+  /** The final response object's JSON, once made: the store's, then the stream's last event's. */
+  private finalJson: string | undefined;
   /** The model that answers: known once its first call starts. */
   private answering: string | undefined;
 
@@ -51,8 +53,9 @@ export class ResponsesWriter implements SseWriter {
   }
 
   open(): string {
-    const created = responseObject(this.answeringHead, [], { status: "in_progress" });
-    let out = this.emit("response.created", { response: created }) + this.emit("response.in_progress", { response: created });
+    // Both events carry the same snapshot, most of it the request's tools and instructions: serialized once.
+    const created = JSON.stringify(responseObject(this.answeringHead, [], { status: "in_progress" }));
+    let out = this.emitResponse("response.created", created) + this.emitResponse("response.in_progress", created);
     for (const item of this.leading) out += this.whole(item);
     return out;
   }
@@ -98,10 +101,17 @@ export class ResponsesWriter implements SseWriter {
     return this.final;
   }
 
+  /** The final response object's JSON: made once, for the store (before `finish`) and the stream's last event. */
+  resultJson(outcome: LoopOutcome): string {
+    return (this.finalJson ??= JSON.stringify(this.result(outcome)));
+  }
+
   finish(outcome: LoopOutcome): string {
     const closing = this.closeOpen();
-    const response = this.result(outcome);
-    return closing + this.emit(response["status"] === "incomplete" ? "response.incomplete" : "response.completed", { response });
+    // An item closed only now changed the final object after the store took its JSON.
+    if (closing !== "") this.finalJson = undefined;
+    const status = this.result(outcome)["status"];
+    return closing + this.emitResponse(status === "incomplete" ? "response.incomplete" : "response.completed", this.resultJson(outcome));
   }
 
   fail(error: GatewayError): string {
@@ -112,6 +122,11 @@ export class ResponsesWriter implements SseWriter {
 
   private emit(type: string, fields: object): string {
     return `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: this.sequence++, ...fields })}\n\n`;
+  }
+
+  /** What `emit(type, { response })` writes, from the response's JSON (the types are plain ASCII names). */
+  private emitResponse(type: string, responseJson: string): string {
+    return `event: ${type}\ndata: {"type":"${type}","sequence_number":${this.sequence++},"response":${responseJson}}\n\n`;
   }
 
   private added(item: OutputItem): number {
