@@ -64,6 +64,22 @@ afterAll(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
+/** `text` written to the server in one write; everything it answers, until it closes the connection. */
+function exchange(serverPort: number, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(serverPort, "127.0.0.1", () => socket.write(text));
+    let reply = "";
+    socket.on("data", (chunk: Buffer) => (reply += chunk.toString("utf8")));
+    socket.on("end", () => resolve(reply));
+    socket.on("error", reject);
+  });
+}
+
+/** The bodies of the answers in a reply of several (each answer's body is what it read). */
+function answers(reply: string): string[] {
+  return [...reply.matchAll(/read \d+ bytes: [a-z]*/g)].map((match) => match[0]);
+}
+
 /** A chunked POST (no content-length) written in the given pieces; the status and body of the answer. */
 function post(pieces: Buffer[]): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
@@ -115,9 +131,38 @@ describe("readBodyText", () => {
       req.on("error", reject);
       req.write(body.subarray(0, 9));
       // The rest only once the server has the request and its first part.
-      void expect.poll(() => arrived.length).toBe(before + 1).then(() => req.end(body.subarray(9)));
+      expect.poll(() => arrived.length).toBe(before + 1).then(() => req.end(body.subarray(9)), reject);
     });
     expect(await answered).toEqual({ status: 200, body: `read ${body.length} bytes: ${body.toString("utf8")}` });
+  });
+
+  it("answers requests sent one after the other in one packet, each with its own body", async () => {
+    const body = (text: string) => `Content-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`;
+    const reply = await exchange(
+      port,
+      `POST / HTTP/1.1\r\nHost: h\r\n${body("first")}` +
+        `GET / HTTP/1.1\r\nHost: h\r\n\r\n` +
+        `POST / HTTP/1.1\r\nHost: h\r\n${body("")}` +
+        `POST / HTTP/1.1\r\nHost: h\r\nConnection: close\r\n${body("second")}`,
+    );
+    expect(answers(reply)).toEqual(["read 5 bytes: first", "read 0 bytes: ", "read 0 bytes: ", "read 6 bytes: second"]);
+  });
+
+  it("reads a chunked body that came whole with its head to its last chunk", async () => {
+    const reply = await exchange(port, "POST / HTTP/1.1\r\nHost: h\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n");
+    expect(answers(reply)).toEqual(["read 5 bytes: abcde"]);
+  });
+
+  it("counts the chunks, not a content-length beside them, where an insecure parser takes both", async () => {
+    const lenient = createServer({ insecureHTTPParser: true }, (req, res) => answer(res, Promise.resolve(readBodyText({ env: { incoming: req } } as unknown as Context, MAX))));
+    await new Promise<void>((resolve) => lenient.listen(0, "127.0.0.1", resolve));
+    try {
+      const reply = await exchange((lenient.address() as AddressInfo).port, "POST / HTTP/1.1\r\nHost: h\r\nConnection: close\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n");
+      expect(answers(reply)).toEqual(["read 5 bytes: abcde"]);
+    } finally {
+      lenient.closeAllConnections();
+      await new Promise<void>((resolve) => lenient.close(() => resolve()));
+    }
   });
 
   it("refuses a body over the cap with 413 and drains the rest, so that the client gets the answer", async () => {

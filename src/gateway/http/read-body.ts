@@ -41,8 +41,9 @@ const parsed = Promise.resolve();
  */
 function bufferedBody(incoming: IncomingMessage, max: number): string | undefined {
   const length = incoming.readableLength;
-  // Whole: the parser reached the message's end, or holds as many bytes as its content-length.
-  const whole = incoming.complete || (length > 0 && length === Number(incoming.headers["content-length"]));
+  // Whole: the parser reached the message's end, or holds as many bytes as its content-length (of
+  // a body not chunked: an insecure parser may take chunks beside a content-length, and the chunks count).
+  const whole = incoming.complete || (length > 0 && incoming.headers["transfer-encoding"] === undefined && length === Number(incoming.headers["content-length"]));
   if (!whole || incoming.destroyed || incoming.readableFlowing !== null || length > max) return undefined;
   // Not flowing: read() returns everything buffered, one Buffer (null when the body is empty).
   const bytes = incoming.read() as Buffer | null;

@@ -32,6 +32,8 @@ export class ResponsesWriter implements SseWriter {
   private final: { [key: string]: unknown } | undefined;
   /** The final response object's JSON, once made: the store's, then the stream's last event's. */
   private finalJson: string | undefined;
+  /** The frames of an item still open when the final object was made (closed then), not yet sent. */
+  private closedAtEnd = "";
   /** The model that answers: known once its first call starts. */
   private answering: string | undefined;
 
@@ -95,9 +97,16 @@ export class ResponsesWriter implements SseWriter {
     }
   }
 
-  /** The final response object: built once, the same for the stream's last event and the store. */
+  /**
+   * The final response object: built once, the same for the stream's last event and the store
+   * (which takes it before `finish`). An item still open then is closed first, so that both have
+   * it whole; its frames go out with the end.
+   */
   result(outcome: LoopOutcome): { [key: string]: unknown } {
-    this.final ??= responseObject(extend(this.head, { model: outcome.last.model }), this.items, extend(statusOf(outcome), { outcome }));
+    if (!this.final) {
+      this.closedAtEnd = this.closeOpen();
+      this.final = responseObject(extend(this.head, { model: outcome.last.model }), this.items, extend(statusOf(outcome), { outcome }));
+    }
     return this.final;
   }
 
@@ -107,17 +116,23 @@ export class ResponsesWriter implements SseWriter {
   }
 
   finish(outcome: LoopOutcome): string {
-    const closing = this.closeOpen();
-    // An item closed only now changed the final object after the store took its JSON.
-    if (closing !== "") this.finalJson = undefined;
+    const json = this.resultJson(outcome);
     const status = this.result(outcome)["status"];
-    return closing + this.emitResponse(status === "incomplete" ? "response.incomplete" : "response.completed", this.resultJson(outcome));
+    return this.takeClosed() + this.emitResponse(status === "incomplete" ? "response.incomplete" : "response.completed", json);
   }
 
   fail(error: GatewayError): string {
     const code = error.code ?? error.type;
+    const closing = this.takeClosed() + this.closeOpen();
     const response = responseObject(this.answeringHead, this.items, { status: "failed", error: { code, message: error.message } });
-    return this.closeOpen() + this.emit("error", { code, message: error.message, param: error.param ?? null }) + this.emit("response.failed", { response });
+    return closing + this.emit("error", { code, message: error.message, param: error.param ?? null }) + this.emit("response.failed", { response });
+  }
+
+  /** The frames `result` held back, once. */
+  private takeClosed(): string {
+    const closed = this.closedAtEnd;
+    this.closedAtEnd = "";
+    return closed;
   }
 
   private emit(type: string, fields: object): string {
