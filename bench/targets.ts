@@ -84,13 +84,14 @@ function added(target: string, paths: [string, string], slackMs: number, paired?
 }
 
 /**
- * A ratio target judged from its measurement in turns when the run made it (`paired`: the median
- * over the rounds of each round's gateway ÷ bare proxy, with the median times beside it), else as
- * `single` judges the one-off measurements.
+ * gateway ÷ bare proxy ≤ `limit`, judged from its measurement in turns when the run made it
+ * (`paired`: the median over the rounds of each round's ratio, with the median times beside it),
+ * else as `ratio` judges the one-off measurements at `paths`.
  */
-function inTurnsOr(paired: string, limit: number, single: Target): Target {
+function ratioInTurns(target: string, paths: [string, string], limit: number, paired: string, detail: (a: number, b: number) => string): Target {
+  const single = ratio(target, paths, limit, { detail });
   return {
-    target: single.target,
+    target,
     judge(results) {
       const inTurns = all(results, [`${paired}.gatewayOverBare`, `${paired}.gatewayMs`, `${paired}.bareProxyMs`]);
       if (!inTurns) return single.judge(results);
@@ -116,12 +117,12 @@ const TARGETS: Target[] = [
   }),
   added("added p50 latency, 1 conn: gateway vs bare proxy + 0.25 ms", ["latency_non-streaming_c1.addedP50Ms", "bare_proxy_latency_non-streaming_c1.addedP50Ms"], 0.25, "paired_latency_c1.addedP50"),
   added("added stream time to first byte p50: gateway vs bare proxy + 0.25 ms", ["latency_streaming_c1.addedTtfbP50Ms", "bare_proxy_latency_streaming_c1.addedTtfbP50Ms"], 0.25, "paired_latency_c1.addedTtfbP50"),
-  inTurnsOr(
-    "paired_long_stream_c1",
+  ratioInTurns(
+    "200-chunk stream time p50, 1 conn: gateway vs bare proxy",
+    ["long_stream_latency_c1.gateway.p50", "bare_proxy_long_stream_latency_c1.bareProxy.p50"],
     1.5,
-    ratio("200-chunk stream time p50, 1 conn: gateway vs bare proxy", ["long_stream_latency_c1.gateway.p50", "bare_proxy_long_stream_latency_c1.bareProxy.p50"], 1.5, {
-      detail: (a, b) => `${f(a)} vs ${f(b)} ms`,
-    }),
+    "paired_long_stream_c1",
+    (a, b) => `${f(a)} vs ${f(b)} ms`,
   ),
   {
     target: "front doors' CPU/request (chat, messages, responses): highest vs lowest",

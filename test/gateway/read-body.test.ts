@@ -21,6 +21,8 @@ const atOnce: boolean[] = [];
 const ended: string[] = [];
 /** Paths of the requests the server has seen (read from the 'request' event on). */
 const arrived: string[] = [];
+/** Paths of the requests whose body was read through the stream's 'data' events, not from its buffer. */
+const streamed = new Set<string>();
 
 beforeAll(async () => {
   server = createServer((req: IncomingMessage, res) => {
@@ -43,6 +45,12 @@ beforeAll(async () => {
       });
       return;
     }
+    // As the gateway's handler does: the read starts in the 'request' event, before the body is parsed.
+    const on = req.on.bind(req);
+    req.on = ((event: string, listener: (...args: unknown[]) => void) => {
+      if (event === "data") streamed.add(req.url ?? "");
+      return on(event, listener);
+    }) as typeof req.on;
     answer(res, Promise.resolve(readBodyText({ env: { incoming: req } } as unknown as Context, MAX)));
     arrived.push(req.url ?? "");
   });
@@ -134,18 +142,22 @@ describe("readBodyText", () => {
       expect.poll(() => arrived.length).toBe(before + 1).then(() => req.end(body.subarray(9)), reject);
     });
     expect(await answered).toEqual({ status: 200, body: `read ${body.length} bytes: ${body.toString("utf8")}` });
+    // Not whole when the handler asked: read as it came.
+    expect(streamed.has("/two-parts")).toBe(true);
   });
 
   it("answers requests sent one after the other in one packet, each with its own body", async () => {
     const body = (text: string) => `Content-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`;
     const reply = await exchange(
       port,
-      `POST / HTTP/1.1\r\nHost: h\r\n${body("first")}` +
+      `POST /first HTTP/1.1\r\nHost: h\r\n${body("first")}` +
         `GET / HTTP/1.1\r\nHost: h\r\n\r\n` +
         `POST / HTTP/1.1\r\nHost: h\r\n${body("")}` +
-        `POST / HTTP/1.1\r\nHost: h\r\nConnection: close\r\n${body("second")}`,
+        `POST /second HTTP/1.1\r\nHost: h\r\nConnection: close\r\n${body("second")}`,
     );
     expect(answers(reply)).toEqual(["read 5 bytes: first", "read 0 bytes: ", "read 0 bytes: ", "read 6 bytes: second"]);
+    // Each body that came with its head was taken from the buffer, none through 'data' events.
+    expect([streamed.has("/first"), streamed.has("/second")]).toEqual([false, false]);
   });
 
   it("reads a chunked body that came whole with its head to its last chunk", async () => {
