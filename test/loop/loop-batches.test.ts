@@ -60,14 +60,40 @@ async function eventsOf(opts: LoopOptions): Promise<LoopEvent[]> {
 const types = (batches: LoopEvent[][]) => batches.map((batch) => batch.map((event) => event.type));
 
 describe("the agent loop in batches", () => {
-  it("gives the events of one upstream read as one batch; the read with the result goes with the turn's closing events and `done`", async () => {
+  it("gives the events of one upstream read as one batch; the turn's closing events go with `done`", async () => {
     const { batches, outcome } = await batchesOf(options([[text("hello")]], new MemoryTools({})));
-    expect(types(batches)).toEqual([["turn_start"], ["model_start", "text_start", "text_delta", "text_delta", "text_end", "usage", "model_response", "turn_end", "done"]]);
+    expect(types(batches)).toEqual([["turn_start"], ["model_start", "text_start", "text_delta", "text_delta", "text_end"], ["usage", "model_response", "turn_end", "done"]]);
     expect(outcome.message.content).toEqual([text("hello")]);
     expect((await eventsOf(options([[text("hello")]], new MemoryTools({})))).map((event) => event.type)).toEqual(types(batches).flat());
   });
 
-  it("sends each read before the last as it comes; only the one with the result waits for the stream's end", async () => {
+  it("sends what the client sees of the read with the result before the stream's end is read", async () => {
+    let endStream!: () => void;
+    const ending = new Promise<void>((resolve) => (endStream = resolve));
+    let ended = false;
+    /** The whole answer in one read, then a stream that ends only when the test says so. */
+    class SlowEndModel extends ScriptedModel {
+      async *streamBatches(request: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent[], void, undefined> {
+        const events: StreamEvent[] = [];
+        for await (const event of this.stream(request, signal)) events.push(event);
+        yield events;
+        await ending;
+        ended = true;
+      }
+    }
+    const loop = runAgentLoopBatches({ ...options([[text("hello")]], new MemoryTools({})), model: new SlowEndModel([[text("hello")]]) });
+    expect(types([((await loop.next()) as IteratorYieldResult<LoopEvent[]>).value])).toEqual([["turn_start"]]);
+    const seen = (await loop.next()) as IteratorYieldResult<LoopEvent[]>;
+    expect(types([seen.value])).toEqual([["model_start", "text_start", "text_delta", "text_delta", "text_end"]]);
+    expect(ended).toBe(false);
+    const closing = loop.next();
+    endStream();
+    expect(types([((await closing) as IteratorYieldResult<LoopEvent[]>).value])).toEqual([["usage", "model_response", "turn_end", "done"]]);
+    expect(ended).toBe(true);
+    expect((await loop.next()).done).toBe(true);
+  });
+
+  it("sends each read as it comes; the turn's closing events wait for the stream's end", async () => {
     class TwoReadModel extends ScriptedModel {
       async *streamBatches(request: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent[], void, undefined> {
         const events: StreamEvent[] = [];
@@ -78,7 +104,7 @@ describe("the agent loop in batches", () => {
       }
     }
     const { batches } = await batchesOf({ ...options([[text("hello")]], new MemoryTools({})), model: new TwoReadModel([[text("hello")]]) });
-    expect(types(batches)).toEqual([["turn_start"], ["model_start", "text_start", "text_delta"], ["text_delta", "text_end", "usage", "model_response", "turn_end", "done"]]);
+    expect(types(batches)).toEqual([["turn_start"], ["model_start", "text_start", "text_delta"], ["text_delta", "text_end"], ["usage", "model_response", "turn_end", "done"]]);
   });
 
   it("runs the gateway's tools between turns, with no empty batch, and matches the loop one event at a time", async () => {
