@@ -155,6 +155,21 @@ describe("the direct sink on the real Node server", () => {
     expect(directStreamsOpen()).toBe(0);
     hold.resolve();
   });
+
+  it("a head that is ready is written with the response's head, before the sink pulls anything", async () => {
+    const pulls = deferred();
+    const { frames, record } = scriptedFrames(BURSTS, undefined, pulls.promise);
+    const url = await serveApp(appWith(frames, (_c, next) => next()));
+    const response = await fetch(`${url}/stream`, { method: "POST" });
+    const reader = response.body!.getReader();
+    // No pull has been answered yet: the first bytes are the head's.
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe(BURSTS[0]);
+    pulls.resolve();
+    let rest = "";
+    for (let read = await reader.read(); !read.done; read = await reader.read()) rest += new TextDecoder().decode(read.value);
+    expect(rest).toBe(BURSTS.slice(1).join(""));
+    expect(record.settled).toBe(1);
+  });
 });
 
 describe("without the wrapper the handler sends a web stream", () => {

@@ -123,6 +123,7 @@ describe("a streamed answer and its connection", () => {
         if (given === 1) await hold.promise;
         return bursts[given++] ?? "";
       },
+      head: () => undefined,
       get ended() {
         return given >= bursts.length;
       },

@@ -1,6 +1,6 @@
 /**
  * startSse's writes, whatever the sink: the head (the loop's steps through the one that commits)
- * is the first pull's, alone, and what the loop makes after it the next; an answer the loop ended
+ * is the first pull's (or `head()`'s, at once), alone, and what the loop makes after it the next; an answer the loop ended
  * before anything committed is whole already and leaves in one pull. Driven by a loop of the
  * test's own, with a writer that names what it writes.
  */
@@ -39,7 +39,16 @@ describe("startSse's pulls", () => {
 
   it("gives an answer the loop ended before anything committed in one pull", async () => {
     const sse = await frames([[{ type: "turn_start", turn: 1 }]]);
+    expect(sse.head()).toBeUndefined();
     expect(await sse.next()).toBe("open|finish:stop|");
+    expect(sse.ended).toBe(true);
+  });
+
+  it("gives the head at once to a sink that asks for it (head()), once; the first pull then gives what follows", async () => {
+    const sse = await frames([[{ type: "turn_start", turn: 1 }], [{ type: "text_delta", delta: "a" }], [{ type: "text_delta", delta: "b" }]]);
+    expect(sse.head()).toBe("open|a|");
+    expect(sse.head()).toBeUndefined();
+    expect(await sse.next()).toBe("b|finish:stop|");
     expect(sse.ended).toBe(true);
   });
 });

@@ -257,12 +257,24 @@ function writeFrames(frames: SseFrames, status: number, head: OutgoingHttpHeader
   }
   outgoing.once("close", gone);
   outgoing.on("error", gone);
+  // The head leaves with the response's head, in this turn: no pull's promises before the first byte.
+  const ready = frames.head();
+  const headFlowing = ready === undefined || outgoing.write(ready);
   // A keep-alive frame is only for a connection that sends nothing: one whose socket is full is
   // busy sending, and the frame would only grow its buffer.
   frames.keepAlive((frame) => {
     if (!outgoing.writableNeedDrain) outgoing.write(frame);
   });
+  const drained = async () => {
+    await new Promise<void>((resolve) => {
+      wake = resolve;
+      outgoing.once("drain", resolve);
+    });
+    outgoing.off("drain", wake!);
+    wake = undefined;
+  };
   const pump = async () => {
+    if (!headFlowing) await drained();
     while (!done) {
       const burst = await frames.next();
       if (done) return;
@@ -273,13 +285,7 @@ function writeFrames(frames: SseFrames, status: number, head: OutgoingHttpHeader
         frames.settle();
         return;
       }
-      if (flowing) continue;
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        outgoing.once("drain", resolve);
-      });
-      outgoing.off("drain", wake!);
-      wake = undefined;
+      if (!flowing) await drained();
     }
   };
   void pump().catch((error: unknown) => {

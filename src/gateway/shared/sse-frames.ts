@@ -39,6 +39,12 @@ export interface SseFrames {
    * loop makes after it is the next. Never rejects: a failure becomes the door's closing frames.
    */
   next(): Promise<string>;
+  /**
+   * The head, when it is ready and not yet given (the first burst of an answer still going), for
+   * a sink that writes it with the response's head without waiting for a pull; undefined
+   * otherwise (`next` gives it then).
+   */
+  head(): string | undefined;
   /** The last burst has been given: the sink ends the body once it has written it. */
   readonly ended: boolean;
   /**
@@ -199,6 +205,14 @@ export async function startSse(options: FrameOptions): Promise<SseFrames> {
 
   let lastWrite = Date.now();
   let heartbeat: NodeJS.Timeout | undefined;
+  /** What is queued, as one write. */
+  const burst = (): string => {
+    lastWrite = Date.now();
+    const text = queue.join("");
+    queue.length = 0;
+    queuedChars = 0;
+    return text;
+  };
   // `ended` is a data property, not a getter: an object literal with a getter gets a hidden class
   // of its own per stream, kept in old space, and that held each stream's objects until a full GC
   // (docs/performance.md).
@@ -225,13 +239,13 @@ export async function startSse(options: FrameOptions): Promise<SseFrames> {
         fail(error);
       }
       if (frames.ended) clearInterval(heartbeat);
-      if (queue.length === 0) return "";
-      lastWrite = Date.now();
-      const burst = queue.join("");
-      queue.length = 0;
-      queuedChars = 0;
-      return burst;
+      return queue.length === 0 ? "" : burst();
     }),
+    head() {
+      if (!headPending || queue.length === 0) return undefined;
+      headPending = false;
+      return burst();
+    },
     ended: false,
     keepAlive(write) {
       heartbeat = setInterval(() => {
