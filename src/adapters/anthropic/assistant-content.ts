@@ -6,6 +6,7 @@ import type { AssistantContent, ReasoningBlock, ToolCallBlock } from "../../core
 import { toAnthropicToolId } from "./tool-ids.ts";
 import { isBlank } from "./user-content.ts";
 import type { ContentBlockParam, ToolUseBlockParam } from "./wire.ts";
+import { flatMapped } from "../../core/flat-mapped.ts";
 
 /**
  * Thinking goes back only to the provider that produced it, unchanged: Anthropic verifies the
@@ -32,7 +33,7 @@ function toolUseBlock(block: ToolCallBlock, origin: string): ToolUseBlockParam {
 }
 
 export function toAssistantBlocks(content: AssistantContent[], origin: string): ContentBlockParam[] {
-  return content.flatMap((block): ContentBlockParam[] => {
+  return flatMapped(content, (block): ContentBlockParam[] => {
     switch (block.type) {
       case "text":
         return isBlank(block.text) ? [] : [{ type: "text", text: block.text }];

@@ -4,6 +4,7 @@ import { inputText, opaqueResult, redactedResult, textResult, thinkingResult, to
 import { toStopReason } from "./stop-reason.ts";
 import { fromUsage } from "./usage.ts";
 import type { ContentBlock, Message } from "./wire.ts";
+import { flatMapped } from "../../core/flat-mapped.ts";
 
 /**
  * Server tool blocks (`server_tool_use`, `*_tool_result`, container uploads) ran on Anthropic's
@@ -37,7 +38,7 @@ function withTruncatedCall(content: AssistantContent[], stopReason: string | nul
 /** A non-streamed Message as a neutral ChatResult. */
 export function fromMessage(message: Message, origin: string): ChatResult {
   if (!Array.isArray(message?.content)) throw upstreamProtocolError(origin, "the response has no content array");
-  const content = message.content.flatMap((block) => fromBlock(block, origin));
+  const content = flatMapped(message.content, (block) => fromBlock(block, origin));
   return {
     id: message.id,
     model: message.model,

@@ -8,6 +8,7 @@ import { toToolResultBlock } from "./tool-result.ts";
 import { compactTurn, ensureUserFirst, mergeTurns, PLACEHOLDER_USER_TEXT, trimFinalAssistant } from "./turns.ts";
 import { isBlank, toUserBlocks } from "./user-content.ts";
 import type { MessageParam, WireTurn } from "./wire.ts";
+import { flatMapped } from "../../core/flat-mapped.ts";
 
 export interface WireConversation {
   /** All system messages, wherever they stood, joined: Anthropic takes one top-level `system`. */
@@ -31,7 +32,7 @@ export function toTurn(message: Message, origin: string): WireTurn | undefined {
 }
 
 function systemText(messages: Message[]): string | undefined {
-  const parts = messages.flatMap((message) => (message.role === "system" ? message.content.map((block) => block.text) : []));
+  const parts = flatMapped(messages, (message) => (message.role === "system" ? message.content.map((block) => block.text) : []));
   const text = parts.filter((part) => !isBlank(part)).join("\n\n");
   return text === "" ? undefined : text;
 }
@@ -50,7 +51,7 @@ function neighbourRole(turns: WireTurn[], at: number, step: 1 | -1): WireTurn["r
  * refuse ("This model does not support assistant message prefill") and older ones continue.
  */
 function withoutEmptyTurns(turns: WireTurn[]): WireTurn[] {
-  return turns.flatMap((turn, i) => {
+  return flatMapped(turns, (turn, i) => {
     if (turn.content.length > 0) return [turn];
     const besideUser = neighbourRole(turns, i, -1) === "user" || neighbourRole(turns, i, 1) === "user";
     return turn.role === "user" && !besideUser ? [{ role: "user", content: [{ type: "text", text: PLACEHOLDER_USER_TEXT }] }] : [];
@@ -61,7 +62,7 @@ function withoutEmptyTurns(turns: WireTurn[]): WireTurn[] {
  * @param origin the provider id: reasoning is sent back only when this provider produced it.
  */
 export function toWireConversation(messages: Message[], origin: string): WireConversation {
-  const turns = withoutEmptyTurns(messages.flatMap((message) => toTurn(message, origin) ?? []));
+  const turns = withoutEmptyTurns(flatMapped(messages, (message) => toTurn(message, origin) ?? []));
   const shaped = trimFinalAssistant(ensureUserFirst(repairToolPairing(mergeTurns(turns))));
   return { system: systemText(messages), messages: shaped.map(compactTurn) };
 }

@@ -7,6 +7,7 @@
 import { UNANSWERED_RESULT_TEXT } from "../tool-pairing.ts";
 import { pushTurn, resultsFirst } from "./turns.ts";
 import type { ContentBlockParam, ToolResultBlockParam, WireTurn } from "./wire.ts";
+import { flatMapped } from "../../core/flat-mapped.ts";
 
 export { UNANSWERED_RESULT_TEXT };
 
@@ -24,7 +25,7 @@ function placeholderResult(id: string): ToolResultBlockParam {
 /** Drops orphan results and answers unanswered calls with an error result, results first. */
 function repairUserTurn(turn: WireTurn, callIds: Set<string>): ContentBlockParam[] {
   const content = turn.content.filter((block) => block.type !== "tool_result" || callIds.has(block.tool_use_id));
-  const answered = new Set(content.flatMap((block) => (block.type === "tool_result" ? [block.tool_use_id] : [])));
+  const answered = new Set(flatMapped(content, (block) => (block.type === "tool_result" ? [block.tool_use_id] : [])));
   const missing = [...callIds].filter((id) => !answered.has(id)).map(placeholderResult);
   return resultsFirst([...content, ...missing]);
 }

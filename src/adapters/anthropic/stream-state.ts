@@ -10,6 +10,7 @@ import { inputText, opaqueResult, redactedResult, textResult, thinkingResult, to
 import { toStopReason } from "./stop-reason.ts";
 import { applyUsage, withCachedInput } from "./usage.ts";
 import type { Message, RawMessageStreamEvent, WireStreamEvent } from "./wire.ts";
+import { flatMapped } from "../../core/flat-mapped.ts";
 
 type BlockStart = Extract<RawMessageStreamEvent, { type: "content_block_start" }>;
 type BlockDelta = Extract<RawMessageStreamEvent, { type: "content_block_delta" }>["delta"];
@@ -75,7 +76,7 @@ export class StreamAssembler {
   finish(): StreamEvent[] {
     const message = this.requireMessage("message_stop");
     const indexes = [...this.open.keys()].sort((a, b) => a - b);
-    const closing = indexes.flatMap((index) => this.close(index, true));
+    const closing = flatMapped(indexes, (index) => this.close(index, true));
     const content = [...this.content.entries()].sort(([a], [b]) => a - b).map(([, block]) => block);
     this.finished = true;
     const result = {

@@ -4,6 +4,7 @@
  */
 import type { AudioBlock, ImageBlock, ResourceBlock, UserContent } from "../../core/index.ts";
 import type { Base64ImageSource, ImageBlockParam, TextBlockParam } from "./wire.ts";
+import { flatMapped } from "../../core/flat-mapped.ts";
 
 export type UserWireBlock = TextBlockParam | ImageBlockParam;
 
@@ -39,7 +40,7 @@ function resourceBlocks(block: ResourceBlock): UserWireBlock[] {
 }
 
 export function toUserBlocks(content: UserContent[]): UserWireBlock[] {
-  return content.flatMap((block): UserWireBlock[] => {
+  return flatMapped(content, (block): UserWireBlock[] => {
     switch (block.type) {
       case "text":
         return text(block.text);

@@ -26,6 +26,7 @@ import type { GeminiModelTraits } from "./models.ts";
 import { ownData, THOUGHT_SIGNATURE_KEY, WIRE_ID_KEY, WIRE_PART_KEY } from "./provider-data.ts";
 import { functionResponse, userParts } from "./user-parts.ts";
 import type { WireContent, WirePart } from "./wire.ts";
+import { flatMapped } from "../../core/flat-mapped.ts";
 
 /** ai.google.dev/gemini-api/docs/thought-signatures: for function calls that never had a signature. */
 export const FOREIGN_CALL_SIGNATURE = "skip_thought_signature_validator";
@@ -61,7 +62,7 @@ function callPart(block: ToolCallBlock, origin: string): WirePart {
 }
 
 function modelParts(message: AssistantMessage, origin: string): WirePart[] {
-  return message.content.flatMap((block): WirePart[] => {
+  return flatMapped(message.content, (block): WirePart[] => {
     switch (block.type) {
       case "text": {
         const signature = signatureOf(ownData(block.providerData, origin));
@@ -140,7 +141,7 @@ function merged(turns: readonly Turn[]): Turn[] {
 }
 
 function systemText(messages: readonly Message[]): string | undefined {
-  const parts = messages.flatMap((message) => (message.role === "system" ? message.content.map((block) => block.text) : []));
+  const parts = flatMapped(messages, (message) => (message.role === "system" ? message.content.map((block) => block.text) : []));
   const text = parts.filter((part) => part.trim() !== "").join("\n\n");
   return text === "" ? undefined : text;
 }

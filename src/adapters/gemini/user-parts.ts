@@ -5,6 +5,7 @@
  */
 import type { ImageSource, ResourceBlock, ToolResultBlock, ToolResultContent, UserContent } from "../../core/index.ts";
 import type { WireFunctionResponse, WirePart } from "./wire.ts";
+import { flatMapped } from "../../core/flat-mapped.ts";
 
 const DATA_URL = /^data:([^;,]+)(?:;[^,]*)?;base64,(.*)$/s;
 
@@ -46,7 +47,7 @@ function resourceParts(block: ResourceBlock): WirePart[] {
 }
 
 export function userParts(content: readonly UserContent[]): WirePart[] {
-  return content.flatMap((block): WirePart[] => {
+  return flatMapped(content, (block): WirePart[] => {
     switch (block.type) {
       case "text":
         return text(block.text);
@@ -93,8 +94,8 @@ function mediaNote(part: ToolResultContent): string | undefined {
  * a failure; MCP structured content stands in for a result without text.
  */
 export function functionResponse(result: ToolResultBlock, name: string, media: boolean, id?: string): WireFunctionResponse {
-  const parts = media ? result.content.flatMap((part) => mediaOf(part) ?? []) : [];
-  const texts = result.content.flatMap((part) => resultText(part) ?? (media && mediaOf(part) ? [] : (mediaNote(part) ?? [])));
+  const parts = media ? flatMapped(result.content, (part) => mediaOf(part) ?? []) : [];
+  const texts = flatMapped(result.content, (part) => resultText(part) ?? (media && mediaOf(part) ? [] : (mediaNote(part) ?? [])));
   const joined = texts.join("\n");
   const value: unknown = joined === "" && result.structured !== undefined ? result.structured : joined;
   return {

@@ -5,13 +5,14 @@ import { isRefusal, itemContent } from "./result-items.ts";
 import { toStopReason } from "./stop-reason.ts";
 import { fromUsage } from "./usage.ts";
 import type { Response, ResponseOutputItem } from "./wire.ts";
+import { flatMapped } from "../../core/flat-mapped.ts";
 
 /** The fields of a response the result is made of; the terminal events of a stream carry the same. */
 export type ResponseSummary = Pick<Response, "id" | "model" | "status" | "incomplete_details" | "usage">;
 
 /** A response's result from its output items (the whole output, or the items a stream brought). */
 export function toResult(response: ResponseSummary, output: readonly ResponseOutputItem[], origin: string, model: string): ChatResult {
-  const content = output.flatMap((item) => itemContent(item, origin));
+  const content = flatMapped(output, (item) => itemContent(item, origin));
   const refused = output.some((item) => item.type === "message" && isRefusal(item));
   return {
     id: response.id ?? "",

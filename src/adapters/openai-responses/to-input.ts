@@ -9,6 +9,7 @@ import { isJsonObject, type JsonObject } from "../../core/json-object.ts";
 import { pairToolResults } from "../tool-pairing.ts";
 import { customToolOutput, inputPart, toolOutput } from "./content.ts";
 import type { AssistantMessageInput, WireInputItem } from "./wire.ts";
+import { flatMapped } from "../../core/flat-mapped.ts";
 
 export interface InputContext {
   /** The provider id: only items it produced go back. */
@@ -109,7 +110,7 @@ const joinText = (blocks: TextBlock[]): string => blocks.map((block) => block.te
 export function toInputItems(messages: readonly Message[], context: InputContext): WireInputItem[] {
   // Outputs answer a custom call with a custom output: the ids of the calls sent as such.
   const customCalls = new Set<string>();
-  return pairToolResults(messages).flatMap((message): WireInputItem[] => {
+  return flatMapped(pairToolResults(messages), (message): WireInputItem[] => {
     switch (message.role) {
       case "system": {
         const text = joinText(message.content);

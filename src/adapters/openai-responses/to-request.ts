@@ -11,6 +11,7 @@ import { withPassthrough } from "./passthrough.ts";
 import { toInputItems } from "./to-input.ts";
 import { freeformNames, offeredTools, toWireToolChoice, toWireTools } from "./tools.ts";
 import type { Reasoning, ResponseFormatTextConfig, ResponseTextConfig, WireParams } from "./wire.ts";
+import { flatMapped } from "../../core/flat-mapped.ts";
 
 export const ENCRYPTED_REASONING = "reasoning.encrypted_content";
 
@@ -110,7 +111,7 @@ function wantsEncryptedReasoning(request: ChatRequest, params: WireParams): bool
 }
 
 function union(...lists: unknown[]): string[] {
-  const all = lists.flatMap((list) => (Array.isArray(list) ? list : [])).filter((entry): entry is string => typeof entry === "string");
+  const all = flatMapped(lists, (list) => (Array.isArray(list) ? list : [])).filter((entry): entry is string => typeof entry === "string");
   return [...new Set(all)];
 }
 

@@ -10,13 +10,14 @@ import { mergeAllOf } from "./all-of.ts";
 import { derefSchema } from "./deref.ts";
 import { newContext, type JsonSchema } from "./types.ts";
 import { deepEqual, isSchemaObject, schemaRecord, stringArray, typeList } from "./util.ts";
+import { flatMapped } from "../flat-mapped.ts";
 
 function acceptsNull(schema: unknown): boolean {
   if (!isSchemaObject(schema)) return schema !== false;
   if (typeList(schema).includes("null") || schema["nullable"] === true) return true;
   if (Array.isArray(schema["enum"])) return schema["enum"].includes(null);
   if ("const" in schema) return schema["const"] === null;
-  const branches = [schema["anyOf"], schema["oneOf"]].flatMap((b) => (Array.isArray(b) ? b : []));
+  const branches = flatMapped([schema["anyOf"], schema["oneOf"]], (b) => (Array.isArray(b) ? b : []));
   if (branches.length > 0) return branches.some(acceptsNull);
   return typeList(schema).length === 0 && !("properties" in schema) && !("items" in schema);
 }

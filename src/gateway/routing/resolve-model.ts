@@ -8,6 +8,7 @@ import { GatewayError } from "../../core/index.ts";
 import type { ModelAliasConfig } from "../../core/config/index.ts";
 import type { ModelAdapter } from "../../adapters/types.ts";
 import type { ProviderEntry } from "./providers.ts";
+import { flatMapped } from "../../core/flat-mapped.ts";
 
 export interface ModelCandidate {
   provider: ProviderEntry & { adapter: ModelAdapter };
@@ -118,7 +119,7 @@ export function resolveModel(
   const candidates = resolved.filter((c): c is ModelCandidate => c !== undefined && c.provider.adapter !== undefined && !c.provider.unavailable);
   const first = candidates[0];
   if (!first) {
-    const reasons = resolved.flatMap((c) => (c?.provider.unavailable ? [c.provider.unavailable] : []));
+    const reasons = flatMapped(resolved, (c) => (c?.provider.unavailable ? [c.provider.unavailable] : []));
     throw new GatewayError(reasons.join("; ") || `no provider is available for "${name}"`, {
       status: 503,
       type: "api_error",

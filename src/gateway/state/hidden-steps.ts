@@ -11,6 +11,7 @@ import { createHash } from "node:crypto";
 import type { AssistantMessage, Message } from "../../core/index.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { StateStore } from "./store.ts";
+import { flatMapped } from "../../core/flat-mapped.ts";
 
 export interface HiddenSteps {
   messages: Message[];
@@ -39,9 +40,9 @@ export function stepKeys(message: AssistantMessage, options: { calls: boolean; s
  * are the client's own, even when a provider reuses a call id in another turn.
  */
 function withoutEchoedResults(following: Message[], spliced: readonly Message[]): Message[] {
-  const held = new Set(spliced.flatMap((message) => (message.role === "tool" ? message.content.map((block) => block.callId) : [])));
+  const held = new Set(flatMapped(spliced, (message) => (message.role === "tool" ? message.content.map((block) => block.callId) : [])));
   if (held.size === 0) return following;
-  return following.flatMap((message): Message[] => {
+  return flatMapped(following, (message): Message[] => {
     if (message.role !== "tool") return [message];
     const content = message.content.filter((block) => !held.has(block.callId));
     if (content.length === message.content.length) return [message];

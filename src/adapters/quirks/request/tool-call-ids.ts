@@ -8,6 +8,7 @@
 import { createHash } from "node:crypto";
 import type { RequestStep } from "./context.ts";
 import type { WireRequestMessage } from "./wire.ts";
+import { flatMapped } from "../../../core/flat-mapped.ts";
 
 const VALID = /^[a-zA-Z0-9]{9}$/;
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
@@ -47,7 +48,7 @@ class IdMap {
 }
 
 function idsOf(messages: WireRequestMessage[]): string[] {
-  return messages.flatMap((message) => [
+  return flatMapped(messages, (message) => [
     ...(message.tool_calls ?? []).map((call) => call.id),
     ...(message.tool_call_id === undefined ? [] : [message.tool_call_id]),
   ]);

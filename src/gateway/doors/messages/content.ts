@@ -12,6 +12,7 @@ import type {
 } from "../../../core/index.ts";
 import { CLIENT_ORIGIN, isGatewaySignature, reasoningFromThinking } from "./signatures.ts";
 import type { WireBlock, WireResultPart } from "./request-schema.ts";
+import { flatMapped } from "../../../core/flat-mapped.ts";
 
 /** Block types left out of one conversion, for the warning header. */
 export type Dropped = Set<string>;
@@ -32,7 +33,7 @@ function documentContent(block: Block<"document">): UserContent[] {
     case "content":
       return typeof source.content === "string"
         ? [{ type: "text", text: title + source.content }]
-        : source.content.flatMap((part) => (part.type === "text" && typeof part["text"] === "string" ? [{ type: "text" as const, text: part["text"] as string }] : []));
+        : flatMapped(source.content, (part) => (part.type === "text" && typeof part["text"] === "string" ? [{ type: "text" as const, text: part["text"] as string }] : []));
     case "base64":
       return [{ type: "resource", uri: `document:${block.title ?? "attachment"}`, mimeType: source.media_type, blob: source.data, ...(block.title ? { name: block.title } : {}) }];
     case "url":
@@ -72,12 +73,15 @@ function userPart(block: WireBlock | WireResultPart, dropped: Dropped): UserCont
 }
 
 export function userContent(blocks: WireBlock[], dropped: Dropped): UserContent[] {
-  return blocks.flatMap((block) => (block.type === "tool_result" ? [] : userPart(block, dropped)));
+  // A loop, not flatMap: Node 20's flatMap is several times slower for the one or two blocks of a turn.
+  const out: UserContent[] = [];
+  for (const block of blocks) if (block.type !== "tool_result") out.push(...userPart(block, dropped));
+  return out;
 }
 
 export function toolResult(block: Block<"tool_result">, names: ReadonlyMap<string, string>, dropped: Dropped): ToolResultBlock {
   const parts = block.content === undefined ? [] : typeof block.content === "string" ? [block.content] : block.content;
-  const content = parts.flatMap((part): ToolResultContent[] => (typeof part === "string" ? [{ type: "text", text: part }] : userPart(part, dropped)));
+  const content = flatMapped<string | WireResultPart, ToolResultContent>(parts, (part): ToolResultContent[] => (typeof part === "string" ? [{ type: "text", text: part }] : userPart(part, dropped)));
   const name = names.get(block.tool_use_id);
   return {
     type: "tool_result",
@@ -95,7 +99,7 @@ function redacted(data: string): ReasoningBlock {
 }
 
 export function assistantContent(blocks: WireBlock[]): AssistantContent[] {
-  return blocks.flatMap((block): AssistantContent[] => {
+  return flatMapped(blocks, (block): AssistantContent[] => {
     switch (block.type) {
       case "text":
         return [{ type: "text", text: (block as Block<"text">).text }];

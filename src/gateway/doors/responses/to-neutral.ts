@@ -17,6 +17,7 @@ import { imageFromUrl } from "../../shared/neutral-helpers.ts";
 import { decodeProviderData, isGatewayToken } from "../../shared/provider-data-token.ts";
 import type { InputItem } from "./request-schema.ts";
 import { flatName, TOOL_SEARCH_NAME } from "./tools.ts";
+import { flatMapped } from "../../../core/flat-mapped.ts";
 
 /** Where a client's reasoning item made by OpenAI itself came from: not a provider name (those hold no ':'). */
 export const CLIENT_ORIGIN = "client:openai-responses";
@@ -71,7 +72,7 @@ function partContent(part: Part, dropped: Set<string>): UserContent[] {
 }
 
 function contentOf(content: string | Part[], dropped: Set<string>): UserContent[] {
-  return typeof content === "string" ? [{ type: "text", text: content }] : content.flatMap((part) => partContent(part, dropped));
+  return typeof content === "string" ? [{ type: "text", text: content }] : flatMapped(content, (part) => partContent(part, dropped));
 }
 
 function outputContent(output: string | Part[], dropped: Set<string>): ToolResultContent[] {
@@ -207,7 +208,7 @@ function addItem(item: InputItem, into: Builder, nameOf: ToolNamer): void {
     }
     case "tool_search_output": {
       const output = item as Item<"tool_search_output">;
-      const names = output.tools.flatMap((tool) => (Array.isArray(tool["tools"]) ? (tool["tools"] as { name: string }[]).map((t) => flatName(String(tool["name"]), t.name)) : [String(tool["name"])]));
+      const names = flatMapped(output.tools, (tool) => (Array.isArray(tool["tools"]) ? (tool["tools"] as { name: string }[]).map((t) => flatName(String(tool["name"]), t.name)) : [String(tool["name"])]));
       into.result(output.call_id, [{ type: "text", text: `Loaded tools: ${names.join(", ")}` }]);
       return;
     }

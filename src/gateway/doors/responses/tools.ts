@@ -9,6 +9,7 @@
  */
 import type { JsonSchema, ToolDefinition } from "../../../core/index.ts";
 import type { CustomToolSpec, FunctionToolSpec, InputItem, McpToolSpec, RequestTool } from "./request-schema.ts";
+import { flatMapped } from "../../../core/flat-mapped.ts";
 
 /** How a call of one of the client's tools is written back. */
 export type ClientToolKind =
@@ -69,7 +70,7 @@ function customDefinition(spec: CustomToolSpec, name: string, deferred: boolean)
 
 /** Tools a `tool_search_output` loaded: offered from then on (tool search done by the client). */
 function loadedTools(items: readonly InputItem[]): RequestTool[] {
-  return items.flatMap((item) => (item.type === "tool_search_output" && Array.isArray(item["tools"]) ? (item["tools"] as RequestTool[]) : []));
+  return flatMapped(items, (item) => (item.type === "tool_search_output" && Array.isArray(item["tools"]) ? (item["tools"] as RequestTool[]) : []));
 }
 
 export function planTools(tools: readonly RequestTool[] | undefined, items: readonly InputItem[]): ToolPlan {
