@@ -48,19 +48,31 @@ function clientTools(passthrough: RequestPassthrough, sent: ReadonlySet<string>)
   return passthrough.tools.filter((tool) => typeof tool["name"] !== "string" || !sent.has(tool["name"]));
 }
 
+/** `key: value` on `target` as a spread puts it: an own "__proto__" field stays a field (JSON.parse makes one). */
+function put(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
+/**
+ * `{ ...forwarded body, ...params, tools, text, reasoning, tool_choice }`, built by assignment in
+ * that key order: a literal that starts with a spread costs about 1 µs per key after it on Node
+ * 20 (src/core/extend.ts), and `Object.fromEntries(Object.entries(…).filter(…))` another 0.6.
+ */
 export function withPassthrough(params: WireParams, passthrough: RequestPassthrough, toolNames: ReadonlySet<string>): WireParams {
-  const body = Object.fromEntries(Object.entries(passthrough.body).filter(([key]) => !NOT_FORWARDED.has(key)));
+  const client = passthrough.body;
   const sent = new Set([...toolNames, ...(params.tools ?? []).map((tool) => (tool as { name?: unknown }).name).filter((name): name is string => typeof name === "string")]);
   const tools = [...(params.tools ?? []), ...clientTools(passthrough, sent)];
-  const text = mergedObject(body["text"], params.text);
-  const reasoning = mergedReasoning(body["reasoning"], params.reasoning);
-  const toolChoice = mergedToolChoice(body["tool_choice"], params.tool_choice);
-  return {
-    ...body,
-    ...params,
-    ...(tools.length > 0 ? { tools } : {}),
-    ...(text === undefined ? {} : { text }),
-    ...(reasoning === undefined ? {} : { reasoning }),
-    ...(toolChoice === undefined ? {} : { tool_choice: toolChoice }),
-  } as WireParams;
+  const text = mergedObject(client["text"], params.text);
+  const reasoning = mergedReasoning(client["reasoning"], params.reasoning);
+  const toolChoice = mergedToolChoice(client["tool_choice"], params.tool_choice);
+  const merged: Record<string, unknown> = {};
+  for (const key of Object.keys(client)) if (!NOT_FORWARDED.has(key)) put(merged, key, client[key]);
+  const ours = params as unknown as Record<string, unknown>;
+  for (const key of Object.keys(ours)) merged[key] = ours[key];
+  if (tools.length > 0) merged["tools"] = tools;
+  if (text !== undefined) merged["text"] = text;
+  if (reasoning !== undefined) merged["reasoning"] = reasoning;
+  if (toolChoice !== undefined) merged["tool_choice"] = toolChoice;
+  return merged as unknown as WireParams;
 }

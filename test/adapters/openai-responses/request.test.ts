@@ -251,6 +251,16 @@ describe("pass-through for Responses clients", () => {
     ]);
   });
 
+  it("keeps the client's fields first, in its order, then ours; a __proto__ field changes no prototype", () => {
+    const body = JSON.parse('{"truncation":"auto","__proto__":{"polluted":true},"model":"x","service_tier":"flex"}') as Record<string, unknown>;
+    const params = wire(request([userText("x")], { passthrough: { protocol: "openai-responses", body, tools: [], headers: {} } })) as unknown as Record<string, unknown>;
+    expect(Object.keys(params).slice(0, 4)).toEqual(["truncation", "service_tier", "model", "input"]);
+    expect(params["model"]).not.toBe("x");
+    expect(Object.getPrototypeOf(params)).toBe(Object.prototype);
+    expect(params["polluted"]).toBeUndefined();
+    expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
+  });
+
   it("forwards the client's headers, streamed and not", async () => {
     const server: FakeUpstream = await startFakeUpstream((req, res) => {
       if (req.body.stream) {
