@@ -170,9 +170,10 @@ async function* finalAnswer(
  * provider still says the conversation is over the model's context window while the client saw
  * nothing of the answer yet, compacted further and tried once more); then its usage and response
  * events, a batch per upstream read. One generator: each level of `yield*` costs promises on
- * every batch. With `hold`, the turn's closing events (usage, model_response) are returned for
- * the caller to send on instead of yielded, when no afterModelCall hook must see them go first:
- * a turn that ends the loop sends them with its end, in one batch.
+ * every batch. With `hold`, the turn's closing events (usage, model_response, after the last
+ * read's events when the client sees none of them) are returned for the caller to send on
+ * instead of yielded, when no afterModelCall hook must see them go first: a turn that ends the
+ * loop sends them with its end, in one batch.
  */
 async function* modelTurn(
   options: LoopOptions,

@@ -35,8 +35,9 @@ export interface FrameOptions {
 export interface SseFrames {
   /**
    * The next burst of frames, joined into one write ("" only with the end). The first is the
-   * head (the frames of the loop's steps through the one that commits), given at once; what the
-   * loop makes after it is the next. Never rejects: a failure becomes the door's closing frames.
+   * head (the frames of the loop's steps through the one that commits), given at once, unless
+   * `head()` gave it; what the loop makes after it is the next. Never rejects: a failure becomes
+   * the door's closing frames.
    */
   next(): Promise<string>;
   /**
