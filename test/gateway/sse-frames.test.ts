@@ -52,3 +52,45 @@ describe("startSse's pulls", () => {
     expect(sse.ended).toBe(true);
   });
 });
+
+describe("a writer that fails", () => {
+  /** A loop that records whether it was closed (its `finally`, as an adapter's releases its upstream call). */
+  function closingLoop(steps: LoopEvent[][]) {
+    const state = { closed: false };
+    async function* loop(): LoopBatches {
+      try {
+        for (const step of steps) yield step;
+        return outcome;
+      } finally {
+        state.closed = true;
+      }
+    }
+    return { loop: loop(), state };
+  }
+  const failingOn = (delta: string): SseWriter => ({
+    ...writer,
+    event: (event) => {
+      if (event.type === "text_delta" && event.delta === delta) throw new Error(`cannot write ${delta}`);
+      return writer.event(event);
+    },
+  });
+  const steps: LoopEvent[][] = [[{ type: "turn_start", turn: 1 }], [{ type: "text_delta", delta: "a" }], [{ type: "text_delta", delta: "b" }], [{ type: "text_delta", delta: "c" }]];
+
+  it("between the loop's steps: the stream ends with the failure and the loop is closed where it stopped", async () => {
+    const { loop, state } = closingLoop(steps);
+    const sse = await startSse({ loop, writer: failingOn("b"), controller: new AbortController(), heartbeatMs: 600_000 });
+    expect(sse.head()).toBe("open|a|");
+    // The failure's frames (an error that is not the gateway's is told as an internal one).
+    expect(await sse.next()).toMatch(/^fail:.*\|$/);
+    expect(sse.ended).toBe(true);
+    await Promise.resolve();
+    expect(state.closed).toBe(true);
+  });
+
+  it("in the head: startSse fails (an HTTP error follows) and the loop is closed", async () => {
+    const { loop, state } = closingLoop(steps);
+    await expect(startSse({ loop, writer: failingOn("a"), controller: new AbortController(), heartbeatMs: 600_000 })).rejects.toThrow("cannot write a");
+    await Promise.resolve();
+    expect(state.closed).toBe(true);
+  });
+});

@@ -105,6 +105,11 @@ export async function startSse(options: FrameOptions): Promise<SseFrames> {
       pending = undefined;
     }
   };
+  /**
+   * Closes the loop where it stopped, as a cancel does: when a writer fails between its steps, its
+   * upstream call (and the retry layer's count of calls in flight) must end with the answer.
+   */
+  const closeLoop = () => void loop.return(undefined as never).catch(() => undefined);
   const head: LoopEvent[] = [];
   // Where in `head` the first event that commits is (-1: none yet).
   let commit = -1;
@@ -132,8 +137,14 @@ export async function startSse(options: FrameOptions): Promise<SseFrames> {
   // What came before the commit (which model answers, the turn) is the writer's to know before it
   // opens the response; none of it is visible on its own.
   const opening = commit < 0 ? head : head.slice(0, commit);
-  writeEach(opening);
-  push(writer.open());
+  try {
+    writeEach(opening);
+    push(writer.open());
+    writeEach(head.slice(opening.length));
+  } catch (error) {
+    closeLoop();
+    throw error;
+  }
   if (first.done) pending = Promise.resolve(first);
   // Whether the next pull is the first of an answer still going: see `next`. (One the loop ended
   // before it committed is whole already, and leaves in one write.)
@@ -153,11 +164,12 @@ export async function startSse(options: FrameOptions): Promise<SseFrames> {
     ending = outcome;
   };
   const fail = (error: unknown) => {
+    // A writer that failed leaves the loop where it stopped (a loop that failed has ended: no-op).
+    closeLoop();
     const failure = toGatewayError(error);
     push(writer.fail(options.scrub ? failure.withMessage(options.scrub(failure.message)) : failure));
     frames.ended = true;
   };
-  writeEach(head.slice(opening.length));
 
   /**
    * Writes the steps the loop has ready before the event loop's next check phase (what it makes
