@@ -71,7 +71,10 @@ const UNCHANGED = { result: (result: ChatResult) => result, event: (event: Strea
 /** Renames the names `rules` refuses (none without rules); when none is, the request and its answers pass untouched. */
 export function renameFunctions(request: ChatRequest, rules: FunctionNameRules | undefined): RenamedRequest {
   if (rules === undefined) return { request, ...UNCHANGED };
-  const names = new FunctionNameMap(namesOf(request), rules);
+  const all = namesOf(request);
+  // Most requests have no name the provider refuses (or no names at all): no map to build.
+  if (all.every((name) => rules.valid.test(name))) return { request, ...UNCHANGED };
+  const names = new FunctionNameMap(all, rules);
   if (names.renamed === 0) return { request, ...UNCHANGED };
   return {
     request: renameRequest(request, names),
