@@ -7,7 +7,7 @@
  * wrapper (`app.request()`, a plain @hono/node-server listener) the web stream is sent. Then
  * the real gateway's app without a Node server: each door's stream as a web ReadableStream.
  */
-import { createServer, request as httpRequest, type Server } from "node:http";
+import { createServer, request as httpRequest, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
 import { Hono, type MiddlewareHandler } from "hono";
@@ -169,6 +169,28 @@ describe("the direct sink on the real Node server", () => {
     for (let read = await reader.read(); !read.done; read = await reader.read()) rest += new TextDecoder().decode(read.value);
     expect(rest).toBe(BURSTS.slice(1).join(""));
     expect(record.settled).toBe(1);
+  });
+
+  it("a head that fills the socket: the sink pulls the next burst only after the socket drained", async () => {
+    // 32 MB: far more than a loopback socket takes before the client reads.
+    const bursts = [`data: ${"x".repeat(32 * 1024 * 1024)}\n\n`, "data: [DONE]\n\n"];
+    const { frames } = scriptedFrames(bursts);
+    let drained = false;
+    let drainedAtPull: boolean | undefined;
+    const pull = frames.next.bind(frames);
+    frames.next = () => {
+      drainedAtPull ??= drained;
+      return pull();
+    };
+    const app = new Hono();
+    app.post("/stream", (c) => {
+      (c.env as { outgoing: ServerResponse }).outgoing.once("drain", () => (drained = true));
+      return directSseResponse(c, frames, { "x-request-id": "req-1" }) ?? streamResponse(frames, { "x-request-id": "req-1" });
+    });
+    const url = await serveApp(app);
+    const text = await (await fetch(`${url}/stream`, { method: "POST" })).text();
+    expect(text).toBe(bursts.join(""));
+    expect(drainedAtPull).toBe(true);
   });
 });
 

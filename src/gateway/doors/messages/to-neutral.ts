@@ -12,7 +12,6 @@ import type {
   ResponseFormat,
   ToolChoice,
   ToolDefinition,
-  ToolResultBlock,
 } from "../../../core/index.ts";
 import { assistantContent, toolResult, userContent, type Dropped } from "./content.ts";
 import { isCustomTool, type CountTokensBody, type WireBlock, type WireMessage } from "./request-schema.ts";
@@ -62,8 +61,7 @@ function toMessages(message: WireMessage, names: Map<string, string>, dropped: D
       return [{ role: "assistant", content, passthrough: whole }];
     }
     case "user": {
-      const results: ToolResultBlock[] = [];
-      for (const b of blocks) if (b.type === "tool_result") results.push(toolResult(b as Extract<WireBlock, { type: "tool_result" }>, names, dropped));
+      const results = flatMapped(blocks, (b) => (b.type === "tool_result" ? [toolResult(b as Extract<WireBlock, { type: "tool_result" }>, names, dropped)] : []));
       const rest = userContent(blocks, dropped);
       const out: Message[] = [];
       if (results.length > 0) out.push({ role: "tool", content: results, passthrough: whole });
@@ -81,9 +79,7 @@ function systemMessage(system: CountTokensBody["system"]): Message[] {
 
 export function toNeutralMessages(body: CountTokensBody, dropped: Dropped): Message[] {
   const names = new Map<string, string>();
-  const out = systemMessage(body.system);
-  for (const message of body.messages) out.push(...toMessages(message, names, dropped));
-  return out;
+  return [...systemMessage(body.system), ...flatMapped(body.messages, (message) => toMessages(message, names, dropped))];
 }
 
 function clientTools(body: CountTokensBody): ToolDefinition[] {

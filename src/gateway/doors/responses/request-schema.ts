@@ -65,19 +65,16 @@ const mcpCall = z.looseObject({
   error: z.string().nullable().optional(),
 });
 
-const KNOWN_ITEM_TYPES = new Set([
-  "message",
-  "function_call",
-  "function_call_output",
-  "custom_tool_call",
-  "custom_tool_call_output",
-  "reasoning",
-  "tool_search_call",
-  "tool_search_output",
-  "mcp_approval_request",
-  "mcp_approval_response",
-  "mcp_call",
-]);
+/** The typed items: each checked by the one branch its `type` names. */
+const TYPED_ITEMS = [message, functionCall, functionCallOutput, customToolCall, customToolCallOutput, reasoning, toolSearchCall, toolSearchOutput, mcpApprovalRequest, mcpApprovalResponse, mcpCall] as const;
+
+/** Their `type` names (the message's may be left out), read from the schemas rather than listed again. */
+const KNOWN_ITEM_TYPES = new Set<string>(
+  TYPED_ITEMS.map((item) => {
+    const type = item.shape.type;
+    return (type instanceof z.ZodOptional ? type.unwrap() : type).value;
+  }),
+);
 
 /** Any other item (hosted tool calls, `mcp_list_tools`, new types): kept as sent. Aborting, so a known type reports its own bad field. */
 const otherItem = z.looseObject({ type: z.string().refine((type) => !KNOWN_ITEM_TYPES.has(type), { message: "this item type is checked by its own rules", abort: true }) });
@@ -90,7 +87,7 @@ const otherItem = z.looseObject({ type: z.string().refine((type) => !KNOWN_ITEM_
  * and a bad one was reported as a bad message.
  */
 export const itemSchema = z.union([
-  z.discriminatedUnion("type", [message, functionCall, functionCallOutput, customToolCall, customToolCallOutput, reasoning, toolSearchCall, toolSearchOutput, mcpApprovalRequest, mcpApprovalResponse, mcpCall]),
+  z.discriminatedUnion("type", TYPED_ITEMS),
   otherItem,
 ]);
 
