@@ -79,9 +79,10 @@ async function main(): Promise<void> {
   const node = benchNode();
   const fakePort = await freePort();
   const fake = await start(node, [join(root, "bench", "fake-upstream.mjs")], { env: { PORT: String(fakePort) }, ready: /listening/, port: fakePort });
-  const redis = await startRedis();
   const running: Running[] = [fake];
+  let redis: Awaited<ReturnType<typeof startRedis>> | undefined;
   try {
+    redis = await startRedis();
     const onePort = await freePort();
     const one = await start(node, [join(root, "bin", "mcp-gateway.js"), "serve", "--config", config(onePort, fakePort)], { env: { LOG_LEVEL: "info" }, ready: /listening on/, port: onePort });
     running.push(one);
@@ -108,7 +109,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await Promise.all(running.map((r) => r.stop()));
-    await redis.stop();
+    await redis?.stop();
   }
 }
 
