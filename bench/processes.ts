@@ -110,6 +110,12 @@ export function cpuSeconds(pid: number): number {
   }
 }
 
+/** The direct children of a process (the primary of `--workers` and its workers). */
+export function childPids(pid: number): number[] {
+  const out = spawnSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" }).stdout;
+  return out.split("\n").map((line) => Number(line.trim())).filter((child) => child > 0);
+}
+
 /** Samples a process's RSS until stopped; returns the peak. */
 export function watchRss(pid: number, everyMs = 50): () => number {
   let peak = rssMb(pid);

@@ -19,7 +19,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { median, percentile, sequentialLatency, throughput, type Latency, type Throughput } from "./measure.ts";
 import { fakeProviders } from "./door-requests.ts";
-import { benchNode, cpuSeconds, freePort, nodeVersion, start, startEverything, watchRss, type Running } from "./processes.ts";
+import { benchNode, childPids, cpuSeconds, freePort, nodeVersion, start, startEverything, watchRss, type Running } from "./processes.ts";
 import { startRedis } from "../test/helpers/redis-server.ts";
 import { judge, workersCeiling, type Verdict } from "./targets.ts";
 
@@ -377,8 +377,7 @@ async function longStreams(fakeUrl: string, gatewayUrl: string, gatewayPid: numb
 
 /** CPU time of a process and its direct children (the primary of --workers and its workers), in seconds. */
 function treeCpuSeconds(pid: number): number {
-  const children = spawnSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" }).stdout.split("\n").map((l) => Number(l.trim())).filter((n) => n > 0);
-  return [pid, ...children].reduce((sum, p) => sum + cpuSeconds(p), 0);
+  return [pid, ...childPids(pid)].reduce((sum, p) => sum + cpuSeconds(p), 0);
 }
 
 /**

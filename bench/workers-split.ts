@@ -20,7 +20,7 @@ import { fileURLToPath } from "node:url";
 import { startRedis } from "../test/helpers/redis-server.ts";
 import { fakeProviders } from "./door-requests.ts";
 import { throughput } from "./measure.ts";
-import { benchNode, cpuSeconds, freePort, start, type Running } from "./processes.ts";
+import { benchNode, childPids, cpuSeconds, freePort, start, type Running } from "./processes.ts";
 
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const ROUNDS = Number(process.argv[2] ?? 3);
@@ -42,12 +42,6 @@ function counters(pid: number): Counters {
   } catch {
     return { cpuSeconds: 0, reads: 0, writes: 0 };
   }
-}
-
-/** The direct children of a process (the pair's workers). */
-function children(pid: number): number[] {
-  const out = spawnSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" }).stdout;
-  return out.split("\n").map((line) => Number(line.trim())).filter((child) => child > 0);
 }
 
 function config(port: number, fakePort: number, gateway: Record<string, unknown> = {}): string {
@@ -97,7 +91,7 @@ async function main(): Promise<void> {
       {
         name: "--workers 2",
         url: `http://127.0.0.1:${pairPort}/v1/chat/completions`,
-        processes: [{ name: "primary", pid: pair.child.pid! }, ...children(pair.child.pid!).map((pid, index) => ({ name: `worker ${index + 1}`, pid })), ...shared],
+        processes: [{ name: "primary", pid: pair.child.pid! }, ...childPids(pair.child.pid!).map((pid, index) => ({ name: `worker ${index + 1}`, pid })), ...shared],
       },
     ];
     // Warmed alike: each worker compiles its hot code on its own, from half the requests.

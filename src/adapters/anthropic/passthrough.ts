@@ -7,6 +7,7 @@
  */
 import type { ChatRequest, Message, RequestPassthrough } from "../../core/index.ts";
 import { extend } from "../../core/extend.ts";
+import { setOwn } from "../../core/json-object.ts";
 import type { AdapterOptions } from "../types.ts";
 import { toTurn } from "./messages.ts";
 import { toWireParams } from "./to-request.ts";
@@ -105,9 +106,7 @@ export function passthroughParams(request: ChatRequest, passthrough: RequestPass
   setGatewayDefaults(params, request, options, body);
   for (const key of Object.keys(body)) {
     if (SET_AFTER.has(key)) continue;
-    // An own "__proto__" field stays a field, as a spread keeps it.
-    if (key === "__proto__") Object.defineProperty(params, key, { value: body[key], enumerable: true, writable: true, configurable: true });
-    else params[key] = body[key];
+    setOwn(params, key, body[key]);
   }
   params["model"] = request.model;
   params["messages"] = passthroughMessages(request.messages, options.id) as MessageParam[];

@@ -8,7 +8,7 @@
  * may have changed it since (a forced tool choice relaxed after the first turn).
  */
 import type { RequestPassthrough } from "../../core/index.ts";
-import { isJsonObject, type JsonObject } from "../../core/json-object.ts";
+import { isJsonObject, setOwn, type JsonObject } from "../../core/json-object.ts";
 import type { PassthroughTool, WireParams } from "./wire.ts";
 
 /**
@@ -48,12 +48,6 @@ function clientTools(passthrough: RequestPassthrough, sent: ReadonlySet<string>)
   return passthrough.tools.filter((tool) => typeof tool["name"] !== "string" || !sent.has(tool["name"]));
 }
 
-/** `key: value` on `target` as a spread puts it: an own "__proto__" field stays a field (JSON.parse makes one). */
-function put(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
-}
-
 /**
  * `{ ...forwarded body, ...params, tools, text, reasoning, tool_choice }`, built by assignment in
  * that key order: a literal that starts with a spread costs about 1 µs per key after it on Node
@@ -67,7 +61,7 @@ export function withPassthrough(params: WireParams, passthrough: RequestPassthro
   const reasoning = mergedReasoning(client["reasoning"], params.reasoning);
   const toolChoice = mergedToolChoice(client["tool_choice"], params.tool_choice);
   const merged: Record<string, unknown> = {};
-  for (const key of Object.keys(client)) if (!NOT_FORWARDED.has(key)) put(merged, key, client[key]);
+  for (const key of Object.keys(client)) if (!NOT_FORWARDED.has(key)) setOwn(merged, key, client[key]);
   const ours = params as unknown as Record<string, unknown>;
   for (const key of Object.keys(ours)) merged[key] = ours[key];
   if (tools.length > 0) merged["tools"] = tools;

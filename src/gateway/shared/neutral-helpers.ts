@@ -8,13 +8,16 @@ export function imageFromUrl(url: string): ImageBlock {
   return { type: "image", source: { kind: "url", url } };
 }
 
+/** Whether the client set a field: null, as JSON clients send for "not set", is not set. */
+export const isSet = <T>(value: T | null | undefined): value is T => value !== undefined && value !== null;
+
 /** Drops undefined and null values, so the neutral request holds only what the client set (keys in their order). */
 export function defined<T extends object>(value: T): T {
   // Assigned one by one: fromEntries(entries().filter()) built three arrays per request.
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
     const v = (value as Record<string, unknown>)[key];
-    if (v !== undefined && v !== null) out[key] = v;
+    if (isSet(v)) out[key] = v;
   }
   return out as T;
 }

@@ -13,6 +13,7 @@ import type {
   ToolChoice,
   ToolDefinition,
 } from "../../../core/index.ts";
+import { isSet } from "../../shared/neutral-helpers.ts";
 import { assistantContent, toolResult, userContent, type Dropped } from "./content.ts";
 import { isCustomTool, type CountTokensBody, type WireBlock, type WireMessage } from "./request-schema.ts";
 import { isGatewaySignature } from "./signatures.ts";
@@ -147,9 +148,6 @@ function passthroughOf(body: CountTokensBody, headers: (name: string) => string 
   return { protocol: PROTOCOL, body: rest, tools: (tools ?? []) as RequestPassthrough["tools"], headers: forwarded };
 }
 
-
-/** Whether the client set the field (null is not set). */
-const isSet = <T>(value: T | null | undefined): value is T => value !== undefined && value !== null;
 
 export function toNeutralRequest(body: CountTokensBody & { max_tokens?: number }, headers: (name: string) => string | undefined): NeutralMessages {
   const dropped: Dropped = new Set();
