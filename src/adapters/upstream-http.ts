@@ -12,7 +12,8 @@
  * gateway's CPU per pass-through request (docs/performance.md).
  */
 import type { Dispatcher } from "undici";
-import { failure, providerDispatcher, responseHeaders, targetOf } from "../core/fast-fetch.ts";
+import { failure, firstHeader, providerDispatcher, responseHeaders, targetOf } from "../core/fast-fetch.ts";
+import { isRedirect, redirectOf, type Outgoing } from "../core/redirects.ts";
 import { utf8Text } from "../core/utf8-decoder.ts";
 import type { ByteSource } from "./sse-events.ts";
 import { openStream, type StreamHead } from "./streamed-answer.ts";
@@ -38,6 +39,9 @@ export interface UpstreamPost {
   signal?: AbortSignal | undefined;
 }
 
+/** One request sent: the call's own, or where a redirect sent it on (a redirect may make it a GET). */
+type Hop = UpstreamPost | Outgoing;
+
 /** A streamed answer that was 2xx: its body, and its headers (built when asked for). */
 export interface OpenStream {
   readonly body: ByteSource | ReadableStream<Uint8Array>;
@@ -62,8 +66,9 @@ function safeJson(text: string): unknown {
   }
 }
 
-function firstValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
+/** A hop as the redirect rules take it: the call's own is a POST of its JSON. */
+function outgoing(hop: Hop): Outgoing {
+  return "method" in hop ? hop : { url: hop.url, method: "POST", headers: hop.headers, body: hop.body };
 }
 
 /** What a failed read of an error answer's body leaves as its text: the failure's message (as the SDKs read it). */
@@ -124,15 +129,18 @@ export class UpstreamHttp {
   }
 
   /** The undici call's options: origin and path named, not spread in (a leading spread costs about 1 µs a property on Node 20: src/core/extend.ts). */
-  private options(post: UpstreamPost): Dispatcher.DispatchOptions {
-    const { origin, path } = targetOf(post.url);
-    return { origin, path, method: "POST", headers: post.headers, body: post.body, headersTimeout: this.timeoutMs };
+  private options(hop: Hop): Dispatcher.DispatchOptions {
+    const { origin, path } = targetOf(hop.url);
+    const method = "method" in hop ? (hop.method as Dispatcher.HttpMethod) : "POST";
+    return { origin, path, method, headers: hop.headers, body: hop.body ?? null, headersTimeout: this.timeoutMs };
   }
 
   private async wholeJson(post: UpstreamPost): Promise<unknown> {
     let answer: WholeAnswer;
     try {
       answer = await wholeAnswer(this.dispatcher, this.options(post), post.signal);
+      // Followed as fetch follows them (../core/redirects.ts); a status check on every other answer.
+      if (isRedirect(answer.status)) answer = await this.followWhole(post, answer);
     } catch (error) {
       if (!(error instanceof BodyFailure)) throw this.sendError(error, post.signal);
       const cut = failure(error.cause, post.signal);
@@ -142,7 +150,7 @@ export class UpstreamHttp {
     const { status, headers, body } = answer;
     if (status < 200 || status > 299) throw this.statusError(status, utf8Text(body), responseHeaders(headers));
     if (status === 204) return null;
-    if (!isJson(firstValue(headers["content-type"]))) return utf8Text(body);
+    if (!isJson(firstHeader(headers["content-type"]))) return utf8Text(body);
     try {
       return JSON.parse(utf8Text(body)) as unknown;
     } catch (error) {
@@ -150,16 +158,45 @@ export class UpstreamHttp {
     }
   }
 
+  /** The answer at the end of a redirect's chain (the one that does not redirect, or a 3xx without a Location). */
+  private async followWhole(post: UpstreamPost, answer: WholeAnswer): Promise<WholeAnswer> {
+    let hop: Hop = post;
+    for (let followed = 0; ; followed++) {
+      const next: Outgoing | undefined = redirectOf(outgoing(hop), answer.status, firstHeader(answer.headers.location), followed);
+      if (!next) return answer;
+      hop = next;
+      answer = await wholeAnswer(this.dispatcher, this.options(hop), post.signal);
+    }
+  }
+
   private async openStream(post: UpstreamPost): Promise<OpenStream> {
     let head: StreamHead;
     try {
-      head = await openStream(this.dispatcher, this.options(post), post.signal, (error) => failure(error, post.signal));
+      head = await this.openHop(post, post);
+      if (isRedirect(head.status)) head = await this.followStream(post, head);
     } catch (error) {
       throw this.sendError(error, post.signal);
     }
     if (head.status >= 200 && head.status <= 299) return new OpenedStream(head);
     const text = await readAll(head.body).then(utf8Text, messageOf);
     throw this.statusError(head.status, text, responseHeaders(head.headers));
+  }
+
+  private openHop(post: UpstreamPost, hop: Hop): Promise<StreamHead> {
+    return openStream(this.dispatcher, this.options(hop), post.signal, (error) => failure(error, post.signal));
+  }
+
+  /** As followWhole, for a stream: each redirect's own body is let go unread. */
+  private async followStream(post: UpstreamPost, head: StreamHead): Promise<StreamHead> {
+    let hop: Hop = post;
+    for (let followed = 0; ; followed++) {
+      const next: Outgoing | undefined = redirectOf(outgoing(hop), head.status, firstHeader(head.headers.location), followed);
+      if (!next) return head;
+      head.body.cancel();
+      head.body.release();
+      hop = next;
+      head = await this.openHop(post, hop);
+    }
   }
 
   private async jsonWithFetch(fetch: typeof globalThis.fetch, post: UpstreamPost): Promise<unknown> {

@@ -10,6 +10,7 @@ import { getMaxListeners, setMaxListeners } from "node:events";
 import { Readable } from "node:stream";
 import { Agent, errors, type Dispatcher } from "undici";
 import { nativeSignal } from "./abort-controller.ts";
+import { isRedirect, RedirectFailure, redirectOf, type Outgoing } from "./redirects.ts";
 
 type UndiciBody = Dispatcher.RequestOptions["body"];
 
@@ -170,7 +171,6 @@ class UndiciResponse {
   readonly status: number;
   readonly statusText: string;
   readonly ok: boolean;
-  readonly redirected = false;
   readonly type = "basic";
   readonly headers: Headers;
   #raw: UndiciResponseData["body"] | null;
@@ -185,6 +185,7 @@ class UndiciResponse {
     empty: boolean,
     signal: AbortSignal | undefined,
     directEventStreams = false,
+    readonly redirected = false,
   ) {
     this.#signal = signal;
     this.status = response.statusCode;
@@ -284,21 +285,61 @@ async function fastRequest(dispatcher: Agent, input: Parameters<typeof fetch>[0]
   if ((input instanceof Request && init === undefined) || init?.body instanceof FormData || init?.body instanceof URLSearchParams) {
     return fetch(input, init && signal !== init.signal ? { ...init, signal } : init);
   }
-  const url = requestUrl(input);
   allowManyListeners(signal);
-  const { origin, path } = targetOf(url);
-  const response = await dispatcher.request({
-    origin,
-    path,
-    method: (init?.method ?? "GET") as "GET",
-    headers: headerRecord(init?.headers),
-    body: (init?.body ?? undefined) as UndiciBody,
-    signal,
-  });
-  const empty = response.statusCode === 204 || response.statusCode === 304 || init?.method === "HEAD";
+  const body = (init?.body ?? undefined) as UndiciBody;
+  const first: Outgoing<UndiciBody> = { url: requestUrl(input), method: init?.method ?? "GET", headers: headerRecord(init?.headers), body, replayable: isReplayable(body) };
+  let sent = first;
+  let response = await send(dispatcher, sent, signal);
+  // As fetch (./redirects.ts), unless the caller asks for the redirect itself (the MCP SDK does, to follow it within the origin only).
+  if (isRedirect(response.statusCode) && init?.redirect !== "manual") ({ sent, response } = await followRedirects(dispatcher, sent, response, init?.redirect, signal));
+  const empty = response.statusCode === 204 || response.statusCode === 304 || sent.method === "HEAD";
   if (empty) response.body.resume();
   // The SDKs read only the members UndiciResponse has (see its comment).
-  return new UndiciResponse(response, url, empty, signal, directEventStreams) as unknown as Response;
+  return new UndiciResponse(response, sent.url, empty, signal, directEventStreams, sent !== first) as unknown as Response;
+}
+
+function send(dispatcher: Agent, sent: Outgoing<UndiciBody>, signal: AbortSignal | undefined): Promise<UndiciResponseData> {
+  const { origin, path } = targetOf(sent.url);
+  return dispatcher.request({ origin, path, method: sent.method as "GET", headers: sent.headers, body: sent.body, signal });
+}
+
+/** A body fetch can send again to a redirect's target (a stream it cannot). */
+function isReplayable(body: UndiciBody): boolean {
+  return body === undefined || body === null || typeof body === "string" || body instanceof Uint8Array || body instanceof ArrayBuffer;
+}
+
+/**
+ * The redirects followed as fetch follows them (`redirect: "error"`: any redirect status fails);
+ * each redirect's own connection is let go, as fetch lets it go. Fails as fetch does: TypeError
+ * "fetch failed", with the reason as its cause.
+ */
+async function followRedirects(
+  dispatcher: Agent,
+  sent: Outgoing<UndiciBody>,
+  response: UndiciResponseData,
+  mode: RequestInit["redirect"],
+  signal: AbortSignal | undefined,
+): Promise<{ sent: Outgoing<UndiciBody>; response: UndiciResponseData }> {
+  for (let followed = 0; ; followed++) {
+    let next: Outgoing<UndiciBody> | undefined;
+    try {
+      if (mode === "error") throw new RedirectFailure("unexpected redirect");
+      next = redirectOf(sent, response.statusCode, firstHeader(response.headers.location), followed);
+    } catch (error) {
+      response.body.destroy();
+      throw new TypeError("fetch failed", { cause: error });
+    }
+    if (!next) return { sent, response };
+    response.body.destroy();
+    sent = next;
+    response = await send(dispatcher, sent, signal);
+    if (!isRedirect(response.statusCode)) return { sent, response };
+  }
+}
+
+/** A header's first value, as undici gives a repeated one (a list). */
+export function firstHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
 
 /**

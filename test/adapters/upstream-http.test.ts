@@ -141,3 +141,105 @@ describe("UpstreamHttp: each way a call ends, as over fetch", () => {
     }
   });
 });
+
+/**
+ * Redirects: the SDKs sent with fetch, which follows them; the transport must too, the same way
+ * (src/core/redirects.ts). Each case is a chain of routes; what the last hop received (method,
+ * body, headers) and how the call ended must be the same over undici as over fetch.
+ */
+describe("UpstreamHttp: redirects, as fetch follows them", () => {
+  let other: FakeUpstream;
+  const otherRoutes = new Map<string, Handler>();
+  beforeAll(async () => {
+    other = await startFakeUpstream((req, res) => otherRoutes.get(req.path)?.(req, res));
+  });
+  afterAll(async () => {
+    await other.close();
+  });
+
+  /** What the final hop saw. */
+  interface Hop {
+    method: string;
+    body: string;
+    contentType: string | undefined;
+    authorization: string | undefined;
+    apiKey: string | undefined;
+  }
+  const answering = (seen: Hop[]): Handler => (req, res) => {
+    seen.push({ method: req.method, body: req.rawBody, contentType: req.headers["content-type"], authorization: req.headers.authorization, apiKey: req.headers["x-api-key"] as string | undefined });
+    res.writeHead(200, { "content-type": "application/json" }).end('{"ok":"final"}');
+  };
+  const redirecting = (status: number, location: string): Handler => (_req, res) => res.writeHead(status, { location }).end("moved");
+  let otherCounter = 0;
+  function otherRoute(handler: Handler): string {
+    const path = `/o${++otherCounter}`;
+    otherRoutes.set(path, handler);
+    return `${other.url}${path}`;
+  }
+
+  /** Each chain: given the final hop's handler, the URL the call starts at. */
+  const chains: Record<string, (final: Handler) => string> = {
+    "307, a relative Location": (final) => route(redirecting(307, new URL(route(final)).pathname)),
+    "308, an absolute Location": (final) => route(redirecting(308, route(final))),
+    "301 (a POST becomes a GET without its body)": (final) => route(redirecting(301, route(final))),
+    "302 (the same)": (final) => route(redirecting(302, route(final))),
+    "303 (the same)": (final) => route(redirecting(303, route(final))),
+    "307 then 308": (final) => route(redirecting(307, route(redirecting(308, route(final))))),
+    "307 to another origin (its credentials stay behind)": (final) => route(redirecting(307, otherRoute(final))),
+  };
+
+  for (const [name, chain] of Object.entries(chains)) {
+    for (const call of ["json", "stream"] as const) {
+      it(`${call}(): ${name}`, async () => {
+        const seen: Record<string, unknown> = {};
+        for (const [transport, make] of Object.entries(transports)) {
+          const hops: Hop[] = [];
+          const url = chain(answering(hops));
+          const post = { url, headers: { "content-type": "application/json", authorization: "Bearer sk-test", "x-api-key": "key-test" }, body: '{"q":1}' };
+          const ended = await outcome(async () => (call === "json" ? make().json(post) : { contentType: (await make().stream(post)).headers.get("content-type") }));
+          seen[transport] = { ended, hops };
+        }
+        expect(seen.undici).toEqual(seen.fetch);
+        // Followed, not handed back.
+        expect((seen.undici as { hops: Hop[] }).hops).toHaveLength(1);
+      });
+    }
+  }
+
+  it("the body and the credentials: kept by 307 and 308 on the same origin, the body dropped by 301-303, the authorization by another origin", async () => {
+    const hops: Hop[] = [];
+    const make = transports.undici;
+    const post = (url: string) => ({ url, headers: { "content-type": "application/json", authorization: "Bearer sk-test", "x-api-key": "key-test" }, body: '{"q":1}' });
+    await make().json(post(route(redirecting(307, route(answering(hops))))));
+    await make().json(post(route(redirecting(303, route(answering(hops))))));
+    await make().json(post(route(redirecting(308, otherRoute(answering(hops))))));
+    expect(hops).toEqual([
+      { method: "POST", body: '{"q":1}', contentType: "application/json", authorization: "Bearer sk-test", apiKey: "key-test" },
+      { method: "GET", body: "", contentType: undefined, authorization: "Bearer sk-test", apiKey: "key-test" },
+      { method: "POST", body: '{"q":1}', contentType: "application/json", authorization: undefined, apiKey: "key-test" },
+    ]);
+  });
+
+  const failing: Record<string, () => string> = {
+    "a redirect loop (fetch gives up after 20)": () => {
+      const path = `/loop${++counter}`;
+      routes.set(path, redirecting(307, path));
+      return `${upstream.url}${path}`;
+    },
+    "a Location that is not http(s)": () => route(redirecting(307, "ftp://127.0.0.1/file")),
+    "a 307 without a Location (the answer itself)": () => route((_req, res) => res.writeHead(307, { "content-type": "text/plain" }).end("nowhere to go")),
+  };
+  for (const [name, start] of Object.entries(failing)) {
+    for (const call of ["json", "stream"] as const) {
+      it(`${call}(): ${name}, as over fetch`, async () => {
+        const seen: Record<string, unknown> = {};
+        for (const [transport, make] of Object.entries(transports)) {
+          const post = { url: start(), headers: { "content-type": "application/json" }, body: "{}" };
+          seen[transport] = await outcome(async () => (call === "json" ? make().json(post) : { contentType: (await make().stream(post)).headers.get("content-type") }));
+        }
+        expect(seen.undici).toEqual(seen.fetch);
+        expect(seen.undici).toMatchObject({ mapped: expect.stringMatching(/^(connection|status)$/) });
+      });
+    }
+  }
+});

@@ -1176,3 +1176,98 @@ describe("fastFetch: event streams", () => {
     expect(got).toEqual(all);
   });
 });
+
+// ---------------------------------------------------------------------------------------------
+// Redirects: fetch follows them unless told not to (`redirect: "manual"`, which the MCP SDK uses
+// to follow them within the origin only, or "error"). fastFetch does what fetch does.
+
+describe.each(implementations)("fetch contract, redirects: %s", (_name, doFetch) => {
+  let other: { server: Server; base: string };
+  const otherRoutes = new Map<string, Handler>();
+  beforeAll(async () => {
+    other = await listen((path) => otherRoutes.get(path));
+  });
+  afterAll(async () => {
+    await shut(other.server);
+  });
+
+  const redirecting = (status: number, location: string): Handler => ({ res }) => {
+    res.writeHead(status, { location, "content-type": "text/plain" });
+    res.end("moved");
+  };
+  /** A route that records what it received and answers JSON. */
+  function final(seen: Exchange[], on: "here" | "other" = "here"): string {
+    const handler: Handler = (exchange) => {
+      seen.push(exchange);
+      sendJson(exchange.res, 200, { at: "final" });
+    };
+    if (on === "here") return route(handler, "final");
+    const path = fresh("other-final");
+    otherRoutes.set(path, handler);
+    return other.base + path;
+  }
+  const post = { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer t", "x-api-key": "k" }, body: '{"q":1}' };
+
+  it.each([307, 308])("%i: the POST is sent again, body and headers, to the Location; the response says where it ended", async (status) => {
+    const seen: Exchange[] = [];
+    const target = final(seen);
+    const response = await doFetch(route(redirecting(status, new URL(target).pathname)), post);
+    expect(response.status).toBe(200);
+    expect(response.redirected).toBe(true);
+    expect(response.url).toBe(target);
+    expect(await response.json()).toEqual({ at: "final" });
+    expect(seen.map(({ req, body }) => [req.method, body, req.headers["content-type"], req.headers.authorization])).toEqual([["POST", '{"q":1}', "application/json", "Bearer t"]]);
+  });
+
+  it.each([301, 302, 303])("%i: a POST becomes a GET without its body and the headers that described it", async (status) => {
+    const seen: Exchange[] = [];
+    const response = await doFetch(route(redirecting(status, final(seen))), post);
+    expect(response.status).toBe(200);
+    expect(seen.map(({ req, body }) => [req.method, body, req.headers["content-type"], req.headers["x-api-key"]])).toEqual([["GET", "", undefined, "k"]]);
+  });
+
+  it("to another origin: the authorization stays behind, other headers go on", async () => {
+    const seen: Exchange[] = [];
+    const response = await doFetch(route(redirecting(307, final(seen, "other"))), post);
+    expect(response.status).toBe(200);
+    expect(seen.map(({ req }) => [req.headers.authorization, req.headers["x-api-key"]])).toEqual([[undefined, "k"]]);
+  });
+
+  it('redirect: "manual" hands the redirect back, Location and all', async () => {
+    const seen: Exchange[] = [];
+    const target = final(seen);
+    const response = await doFetch(route(redirecting(307, target)), { ...post, redirect: "manual" });
+    expect(response.status).toBe(307);
+    expect(response.redirected).toBe(false);
+    expect(response.headers.get("location")).toBe(target);
+    await response.text();
+    expect(seen).toHaveLength(0);
+  });
+
+  it('redirect: "error" fails the call: TypeError "fetch failed"', async () => {
+    const seen: Exchange[] = [];
+    const error = await rejectionOf(doFetch(route(redirecting(308, final(seen))), { ...post, redirect: "error" }));
+    expect(error).toBeInstanceOf(TypeError);
+    expect((error as TypeError).message).toBe("fetch failed");
+    expect(seen).toHaveLength(0);
+  });
+
+  it("a redirect loop fails the call after 20 redirects: TypeError \"fetch failed\"", async () => {
+    let hits = 0;
+    const path = fresh("loop");
+    routes.set(path, (exchange) => {
+      hits += 1;
+      redirecting(307, path)(exchange);
+    });
+    const error = await rejectionOf(doFetch(base + path, post));
+    expect(error).toBeInstanceOf(TypeError);
+    expect((error as TypeError).message).toBe("fetch failed");
+    expect(hits).toBe(21);
+  });
+
+  it("a 3xx without a Location is the response itself", async () => {
+    const response = await doFetch(route(({ res }) => res.writeHead(307, { "content-type": "text/plain" }).end("stay")), post);
+    expect(response.status).toBe(307);
+    expect(await response.text()).toBe("stay");
+  });
+});

@@ -1,0 +1,68 @@
+/**
+ * What fetch does when an answer redirects (the WHATWG fetch standard's "HTTP-redirect fetch", as
+ * undici's fetch implements it), for the transports that send with undici's dispatcher instead of
+ * fetch: the provider calls (src/adapters/upstream-http.ts) and fastFetch (./fast-fetch.ts). The
+ * SDKs sent with fetch, which follows redirects by default; without this, a provider or an
+ * OpenAI-compatible server behind a redirect (a moved path, a trailing slash, a new host) failed
+ * with a 3xx where the SDK had followed it.
+ *
+ * Only the decision is here (where the next request goes, with what method, headers and body);
+ * sending it, and discarding the redirect's own body, is the transport's.
+ */
+
+/** fetch gives up after this many redirects ("redirect count exceeded"). */
+export const REDIRECT_LIMIT = 20;
+
+/** A request as the transports send it: lower-case header names. */
+export interface Outgoing<Body = string | Uint8Array> {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body: Body | null | undefined;
+  /** False when the body cannot be sent again (a stream): only a 303 (which drops it) is followed. */
+  replayable?: boolean;
+}
+
+/** The headers that describe a body: dropped with it when a redirect turns the request into a GET. */
+const BODY_HEADERS = ["content-encoding", "content-language", "content-location", "content-type", "content-length"];
+
+/** Credentials that do not go to another origin. */
+const ORIGIN_HEADERS = ["authorization", "proxy-authorization", "cookie", "host"];
+
+/** A redirect fetch would not follow: a network error, as fetch reports it (its `cause`). */
+export class RedirectFailure extends Error {
+  override readonly name = "RedirectFailure";
+}
+
+export function isRedirect(status: number): boolean {
+  return status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
+}
+
+/**
+ * The request fetch sends next when `sent` was answered `status` with `location`, after `followed`
+ * redirects already; undefined when the answer is the response (not a redirect, or no Location).
+ * Throws a RedirectFailure where fetch fails with a network error.
+ */
+export function redirectOf<Body>(sent: Outgoing<Body>, status: number, location: string | undefined, followed: number): Outgoing<Body> | undefined {
+  if (!isRedirect(status) || location === undefined) return undefined;
+  let target: URL;
+  try {
+    target = new URL(location, sent.url);
+  } catch {
+    throw new RedirectFailure(`invalid redirect location: ${location}`);
+  }
+  if (target.protocol !== "http:" && target.protocol !== "https:") throw new RedirectFailure("URL scheme must be a HTTP(S) scheme");
+  if (followed >= REDIRECT_LIMIT) throw new RedirectFailure("redirect count exceeded");
+  const from = new URL(sent.url);
+  // As fetch: the fragment of the request's URL stays when the Location has none.
+  if (target.hash === "" && from.hash !== "") target.hash = from.hash;
+  const hasBody = sent.body !== null && sent.body !== undefined;
+  if (status !== 303 && hasBody && sent.replayable === false) throw new RedirectFailure("a streamed request body cannot be sent again to a redirect");
+  // fetch compares the normalized (upper-case) method.
+  const method = sent.method.toUpperCase();
+  const toGet = ((status === 301 || status === 302) && method === "POST") || (status === 303 && method !== "GET" && method !== "HEAD");
+  const headers = { ...sent.headers };
+  if (toGet) for (const name of BODY_HEADERS) delete headers[name];
+  if (target.origin !== from.origin) for (const name of ORIGIN_HEADERS) delete headers[name];
+  return toGet ? { url: target.href, method: "GET", headers, body: null } : { ...sent, url: target.href, headers };
+}
