@@ -326,15 +326,21 @@ async function followRedirects(
       if (mode === "error") throw new RedirectFailure("unexpected redirect");
       next = redirectOf(sent, response.statusCode, firstHeader(response.headers.location), followed);
     } catch (error) {
-      response.body.destroy();
+      letGo(response.body);
       throw new TypeError("fetch failed", { cause: error });
     }
     if (!next) return { sent, response };
-    response.body.destroy();
+    letGo(response.body);
     sent = next;
     response = await send(dispatcher, sent, signal);
     if (!isRedirect(response.statusCode)) return { sent, response };
   }
+}
+
+/** A body nobody will read: its connection closed, and the abort error that destroying it emits swallowed. */
+function letGo(body: UndiciResponseData["body"]): void {
+  body.on("error", () => undefined);
+  body.destroy();
 }
 
 /** A header's first value, as undici gives a repeated one (a list). */
