@@ -11,7 +11,7 @@
  * timer per call, WHATWG Headers and Response objects, logging hooks — which was about half the
  * gateway's CPU per pass-through request (docs/performance.md).
  */
-import type { Dispatcher } from "undici";
+import { errors as undiciErrors, type Dispatcher } from "undici";
 import { failure, firstHeader, providerDispatcher, responseHeaders, targetOf } from "../core/fast-fetch.ts";
 import { isRedirect, redirectOf, type Outgoing } from "../core/redirects.ts";
 import { utf8Text } from "../core/utf8-decoder.ts";
@@ -64,6 +64,12 @@ function safeJson(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** A redirect's body, not read: its connection closed (nothing when it ended already). */
+function letGo(head: StreamHead): void {
+  head.body.cancel();
+  head.body.release();
 }
 
 /** A hop as the redirect rules take it: the call's own is a POST of its JSON. */
@@ -129,18 +135,26 @@ export class UpstreamHttp {
   }
 
   /** The undici call's options: origin and path named, not spread in (a leading spread costs about 1 µs a property on Node 20: src/core/extend.ts). */
-  private options(hop: Hop): Dispatcher.DispatchOptions {
+  private options(hop: Hop, timeoutMs = this.timeoutMs): Dispatcher.DispatchOptions {
     const { origin, path } = targetOf(hop.url);
     const method = "method" in hop ? (hop.method as Dispatcher.HttpMethod) : "POST";
-    return { origin, path, method, headers: hop.headers, body: hop.body ?? null, headersTimeout: this.timeoutMs };
+    return { origin, path, method, headers: hop.headers, body: hop.body ?? null, headersTimeout: timeoutMs };
+  }
+
+  /** What is left of the call's timeout after a redirect, for the next hop (one deadline over the chain, as the SDKs' timer). */
+  private timeLeft(started: number): number {
+    const left = this.timeoutMs - (performance.now() - started);
+    if (left <= 0) throw new undiciErrors.HeadersTimeoutError();
+    return left;
   }
 
   private async wholeJson(post: UpstreamPost): Promise<unknown> {
     let answer: WholeAnswer;
+    const started = performance.now();
     try {
       answer = await wholeAnswer(this.dispatcher, this.options(post), post.signal);
       // Followed as fetch follows them (../core/redirects.ts); a status check on every other answer.
-      if (isRedirect(answer.status)) answer = await this.followWhole(post, answer);
+      if (isRedirect(answer.status)) answer = await this.followWhole(post, answer, started);
     } catch (error) {
       if (!(error instanceof BodyFailure)) throw this.sendError(error, post.signal);
       const cut = failure(error.cause, post.signal);
@@ -159,21 +173,22 @@ export class UpstreamHttp {
   }
 
   /** The answer at the end of a redirect's chain (the one that does not redirect, or a 3xx without a Location). */
-  private async followWhole(post: UpstreamPost, answer: WholeAnswer): Promise<WholeAnswer> {
+  private async followWhole(post: UpstreamPost, answer: WholeAnswer, started: number): Promise<WholeAnswer> {
     let hop: Hop = post;
     for (let followed = 0; ; followed++) {
       const next: Outgoing | undefined = redirectOf(outgoing(hop), answer.status, firstHeader(answer.headers.location), followed);
       if (!next) return answer;
       hop = next;
-      answer = await wholeAnswer(this.dispatcher, this.options(hop), post.signal);
+      answer = await wholeAnswer(this.dispatcher, this.options(hop, this.timeLeft(started)), post.signal);
     }
   }
 
   private async openStream(post: UpstreamPost): Promise<OpenStream> {
     let head: StreamHead;
+    const started = performance.now();
     try {
       head = await this.openHop(post, post);
-      if (isRedirect(head.status)) head = await this.followStream(post, head);
+      if (isRedirect(head.status)) head = await this.followStream(post, head, started);
     } catch (error) {
       throw this.sendError(error, post.signal);
     }
@@ -182,20 +197,25 @@ export class UpstreamHttp {
     throw this.statusError(head.status, text, responseHeaders(head.headers));
   }
 
-  private openHop(post: UpstreamPost, hop: Hop): Promise<StreamHead> {
-    return openStream(this.dispatcher, this.options(hop), post.signal, (error) => failure(error, post.signal));
+  private openHop(post: UpstreamPost, hop: Hop, timeoutMs?: number): Promise<StreamHead> {
+    return openStream(this.dispatcher, this.options(hop, timeoutMs), post.signal, (error) => failure(error, post.signal));
   }
 
-  /** As followWhole, for a stream: each redirect's own body is let go unread. */
-  private async followStream(post: UpstreamPost, head: StreamHead): Promise<StreamHead> {
+  /** As followWhole, for a stream: each redirect's own body is let go unread, also when the chain fails there. */
+  private async followStream(post: UpstreamPost, head: StreamHead, started: number): Promise<StreamHead> {
     let hop: Hop = post;
     for (let followed = 0; ; followed++) {
-      const next: Outgoing | undefined = redirectOf(outgoing(hop), head.status, firstHeader(head.headers.location), followed);
+      let next: Outgoing | undefined;
+      try {
+        next = redirectOf(outgoing(hop), head.status, firstHeader(head.headers.location), followed);
+      } catch (error) {
+        letGo(head);
+        throw error;
+      }
       if (!next) return head;
-      head.body.cancel();
-      head.body.release();
+      letGo(head);
       hop = next;
-      head = await this.openHop(post, hop);
+      head = await this.openHop(post, hop, this.timeLeft(started));
     }
   }
 

@@ -13,6 +13,7 @@
  */
 import type { IncomingHttpHeaders } from "node:http";
 import type { Dispatcher } from "undici";
+import { isRedirect } from "../core/redirects.ts";
 import { AbortableHandler, abortReason } from "./abortable-handler.ts";
 
 /** A whole answer: its status, its headers as undici parses them, its body's bytes. */
@@ -49,11 +50,18 @@ class WholeAnswerHandler extends AbortableHandler {
     super(signal);
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, status: number, headers: IncomingHttpHeaders): void {
+  onResponseStart(controller: Dispatcher.DispatchController, status: number, headers: IncomingHttpHeaders): void {
     // 1xx (informational) heads are not the answer's.
     if (status < 200) return;
     this.status = status;
     this.headers = headers;
+    // A redirect to follow is its head: its body is not waited for (it may never end), and its
+    // connection is let go, as fetch lets it go.
+    if (isRedirect(status) && headers.location !== undefined) {
+      this.stopListening();
+      this.resolve({ status, headers, body: Buffer.alloc(0) });
+      controller.abort(new Error("redirect followed"));
+    }
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {

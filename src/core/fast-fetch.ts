@@ -295,7 +295,7 @@ async function fastRequest(dispatcher: Agent, input: Parameters<typeof fetch>[0]
   const empty = response.statusCode === 204 || response.statusCode === 304 || sent.method === "HEAD";
   if (empty) response.body.resume();
   // The SDKs read only the members UndiciResponse has (see its comment).
-  return new UndiciResponse(response, sent.url, empty, signal, directEventStreams, sent !== first) as unknown as Response;
+  return new UndiciResponse(response, withoutFragment(sent.url), empty, signal, directEventStreams, sent !== first) as unknown as Response;
 }
 
 function send(dispatcher: Agent, sent: Outgoing<UndiciBody>, signal: AbortSignal | undefined): Promise<UndiciResponseData> {
@@ -305,7 +305,13 @@ function send(dispatcher: Agent, sent: Outgoing<UndiciBody>, signal: AbortSignal
 
 /** A body fetch can send again to a redirect's target (a stream it cannot). */
 function isReplayable(body: UndiciBody): boolean {
-  return body === undefined || body === null || typeof body === "string" || body instanceof Uint8Array || body instanceof ArrayBuffer;
+  return body === undefined || body === null || typeof body === "string" || body instanceof ArrayBuffer || ArrayBuffer.isView(body) || body instanceof Blob;
+}
+
+/** A response's URL, as fetch gives it: without the request's fragment. */
+function withoutFragment(url: string): string {
+  const hash = url.indexOf("#");
+  return hash === -1 ? url : url.slice(0, hash);
 }
 
 /**

@@ -34,6 +34,14 @@ export class RedirectFailure extends Error {
   override readonly name = "RedirectFailure";
 }
 
+/**
+ * A Location as fetch reads it: undici hands header values over as latin1, and a server that
+ * sends a raw UTF-8 path (not percent-encoded) means its UTF-8 bytes, as browsers and fetch take them.
+ */
+function asUtf8(location: string): string {
+  return /[^\x00-\x7f]/.test(location) ? Buffer.from(location, "latin1").toString("utf8") : location;
+}
+
 export function isRedirect(status: number): boolean {
   return status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
 }
@@ -47,11 +55,13 @@ export function redirectOf<Body>(sent: Outgoing<Body>, status: number, location:
   if (!isRedirect(status) || location === undefined) return undefined;
   let target: URL;
   try {
-    target = new URL(location, sent.url);
+    target = new URL(asUtf8(location), sent.url);
   } catch {
     throw new RedirectFailure(`invalid redirect location: ${location}`);
   }
   if (target.protocol !== "http:" && target.protocol !== "https:") throw new RedirectFailure("URL scheme must be a HTTP(S) scheme");
+  // Node's fetch refuses these (its requests are in "cors" mode): credentials are not taken from a Location.
+  if (target.username !== "" || target.password !== "") throw new RedirectFailure("URL cannot contain credentials for request mode \"cors\"");
   if (followed >= REDIRECT_LIMIT) throw new RedirectFailure("redirect count exceeded");
   const from = new URL(sent.url);
   // As fetch: the fragment of the request's URL stays when the Location has none.

@@ -227,6 +227,13 @@ describe("UpstreamHttp: redirects, as fetch follows them", () => {
       return `${upstream.url}${path}`;
     },
     "a Location that is not http(s)": () => route(redirecting(307, "ftp://127.0.0.1/file")),
+    "a Location that is not a URL": () => route(redirecting(307, "http://[")),
+    "a Location with credentials": () => {
+      const live = new URL(route(answering([])));
+      live.username = "user";
+      live.password = "secret";
+      return route(redirecting(307, live.href));
+    },
     "a 307 without a Location (the answer itself)": () => route((_req, res) => res.writeHead(307, { "content-type": "text/plain" }).end("nowhere to go")),
   };
   for (const [name, start] of Object.entries(failing)) {
@@ -242,4 +249,80 @@ describe("UpstreamHttp: redirects, as fetch follows them", () => {
       });
     }
   }
+
+  it("a loop is given up after the first request and 20 redirects, on both", async () => {
+    for (const make of Object.values(transports)) {
+      let hits = 0;
+      const path = `/counted-loop${++counter}`;
+      routes.set(path, (req, res) => {
+        hits += 1;
+        redirecting(308, path)(req, res);
+      });
+      expect(await outcome(() => make().json({ url: `${upstream.url}${path}`, headers: {}, body: "{}" }))).toEqual({ mapped: "connection", detail: true });
+      expect(hits).toBe(21);
+    }
+  });
+
+  it("a raw UTF-8 Location is read as fetch reads it", async () => {
+    const seen: Record<string, unknown> = {};
+    for (const [transport, make] of Object.entries(transports)) {
+      const hops: Hop[] = [];
+      const dir = `/utf${++counter}`;
+      routes.set(`${dir}/caf%C3%A9`, answering(hops));
+      // The header's bytes are the path's UTF-8, unencoded (a latin1 string writes them as they are).
+      const location = Buffer.from(`${dir}/café`, "utf8").toString("latin1");
+      const ended = await outcome(() => make().json({ url: route(redirecting(307, location)), headers: {}, body: "{}" }));
+      seen[transport] = { ended, hops: hops.length };
+    }
+    expect(seen.undici).toEqual({ ended: { value: { ok: "final" } }, hops: 1 });
+    expect(seen.undici).toEqual(seen.fetch);
+  });
+
+  it("a redirect whose body never ends is followed at once (its body is not waited for)", async () => {
+    for (const call of ["json", "stream"] as const) {
+      const hops: Hop[] = [];
+      const target = route(answering(hops));
+      const url = route((_req, res) => {
+        res.writeHead(307, { location: target, "content-type": "text/plain" });
+        res.write("moving…");
+      });
+      const post = { url, headers: { "content-type": "application/json" }, body: "{}" };
+      const make = transports.undici;
+      const ended = await outcome(async () => (call === "json" ? make().json(post) : { contentType: (await make().stream(post)).headers.get("content-type") }));
+      expect(ended).toEqual({ value: call === "json" ? { ok: "final" } : { contentType: "application/json" } });
+      expect(hops).toHaveLength(1);
+    }
+  });
+
+  it("a chain that fails lets the last redirect's connection go", async () => {
+    for (const call of ["json", "stream"] as const) {
+      let answered!: ServerResponse;
+      const url = route((_req, res) => {
+        answered = res;
+        res.writeHead(307, { location: "ftp://127.0.0.1/file", "content-type": "text/plain" });
+        res.write("moving…");
+      });
+      const post = { url, headers: { "content-type": "application/json" }, body: "{}" };
+      const make = transports.undici;
+      const ended = await outcome(async () => (call === "json" ? make().json(post) : make().stream(post)));
+      expect(ended).toEqual({ mapped: "connection", detail: true });
+      // The server sees its answer's connection closed (it never ended the body).
+      await new Promise<void>((resolve) => (answered.closed ? resolve() : answered.once("close", () => resolve())));
+      expect(answered.writableFinished).toBe(false);
+    }
+  });
+
+  it("the timeout bounds the whole chain, as the SDKs' one timer did", async () => {
+    // 300 ms for the call (the transports above). The redirect comes after 350 ms: past the call's
+    // deadline, whether or not undici's headers timer (whose ticks are half a second apart) fired
+    // in the meantime; a timeout per hop would follow it and succeed.
+    const seen: Record<string, unknown> = {};
+    for (const [transport, make] of Object.entries(transports)) {
+      const target = route(answering([]));
+      const url = route((req, res) => setTimeout(() => redirecting(307, target)(req, res), 350));
+      seen[transport] = await outcome(() => make().json({ url, headers: {}, body: "{}" }));
+    }
+    expect(seen.undici).toEqual({ mapped: "timeout", detail: undefined });
+    expect(seen.undici).toEqual(seen.fetch);
+  });
 });

@@ -1270,4 +1270,29 @@ describe.each(implementations)("fetch contract, redirects: %s", (_name, doFetch)
     expect(response.status).toBe(307);
     expect(await response.text()).toBe("stay");
   });
+
+  it("the response's URL is where it ended, without the request's fragment", async () => {
+    const seen: Exchange[] = [];
+    const target = final(seen);
+    const response = await doFetch(`${route(redirecting(308, target))}#part`, post);
+    expect(response.url).toBe(target);
+    await response.text();
+  });
+
+  it("a Location with credentials fails the call", async () => {
+    const seen: Exchange[] = [];
+    const live = new URL(final(seen));
+    live.username = "user";
+    live.password = "secret";
+    const error = await rejectionOf(doFetch(route(redirecting(307, live.href)), post));
+    expect(error).toBeInstanceOf(TypeError);
+    expect(seen).toHaveLength(0);
+  });
+
+  it("a Blob body is sent again by a 307", async () => {
+    const seen: Exchange[] = [];
+    const response = await doFetch(route(redirecting(307, final(seen))), { method: "POST", body: new Blob(['{"blob":1}']) });
+    expect(response.status).toBe(200);
+    expect(seen.map(({ body }) => body)).toEqual(['{"blob":1}']);
+  });
 });

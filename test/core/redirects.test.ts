@@ -65,4 +65,11 @@ describe("redirectOf", () => {
     // 303 drops the body: nothing to resend.
     expect(redirectOf(streamed, 303, "/again", 0)).toMatchObject({ method: "GET", body: null });
   });
+
+  it("reads a raw UTF-8 Location (undici hands it over as latin1) as fetch does, and refuses one with credentials", () => {
+    const raw = Buffer.from("/café", "utf8").toString("latin1");
+    expect(redirectOf(post, 307, raw, 0)!.url).toBe("https://api.example.com/caf%C3%A9");
+    expect(redirectOf(post, 307, "/caf%C3%A9", 0)!.url).toBe("https://api.example.com/caf%C3%A9");
+    expect(() => redirectOf(post, 307, "https://user:pw@api.example.com/v1", 0)).toThrow(RedirectFailure);
+  });
 });

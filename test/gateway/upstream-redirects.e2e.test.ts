@@ -17,7 +17,7 @@ let openaiUpstream: ScriptedUpstream;
 let anthropicUpstream: ScriptedUpstream;
 let front: Server;
 let frontUrl = "";
-const frontHits: { method: string; path: string }[] = [];
+const frontHits: { method: string; path: string; authorization: string | undefined }[] = [];
 let gw: RunningGateway;
 
 /**
@@ -26,7 +26,7 @@ let gw: RunningGateway;
  */
 function startFront(): Promise<void> {
   front = createServer((req, res) => {
-    frontHits.push({ method: req.method ?? "", path: req.url ?? "" });
+    frontHits.push({ method: req.method ?? "", path: req.url ?? "", authorization: req.headers.authorization });
     const path = req.url ?? "/";
     const [, first, ...rest] = path.split("/");
     const target = first === "openai" ? openaiUpstream.url : first === "anthropic" ? anthropicUpstream.url : undefined;
@@ -73,9 +73,10 @@ describe("a provider behind a redirect", () => {
     for await (const chunk of stream) streamed += chunk.choices[0]?.delta.content ?? "";
     expect(streamed).toBe("Found you at the new address.");
 
+    // The old origin got the key; the new one, as with fetch, does not.
     expect(frontHits).toEqual([
-      { method: "POST", path: "/openai/v1/chat/completions" },
-      { method: "POST", path: "/openai/v1/chat/completions" },
+      { method: "POST", path: "/openai/v1/chat/completions", authorization: "Bearer sk-upstream" },
+      { method: "POST", path: "/openai/v1/chat/completions", authorization: "Bearer sk-upstream" },
     ]);
     const sent = openaiUpstream.chatRequests();
     expect(sent.map((r) => [r.method, r.body.model, r.body.messages[0].content, r.headers.authorization])).toEqual([
@@ -87,6 +88,7 @@ describe("a provider behind a redirect", () => {
   it("Messages, whole and streamed: followed with the body and the protocol's headers; the SDK's authorization stays with the old origin", async () => {
     const client = new Anthropic({ baseURL: gw.url, apiKey: "unused", maxRetries: 0 });
     anthropicUpstream.script([{ text: "Moved, still here." }]);
+    frontHits.length = 0;
 
     const whole = await client.messages.create({ model: "claude/claude-test-1", max_tokens: 100, messages: [{ role: "user", content: "Hi" }] });
     expect(whole.content).toEqual([{ type: "text", text: "Moved, still here." }]);
@@ -102,6 +104,11 @@ describe("a provider behind a redirect", () => {
       ["POST", "claude-test-1", "Hi again", undefined],
     ]);
     for (const request of sent) expect(request.headers["anthropic-version"]).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    // The SDK's credentials reached the old origin (as its authorization header).
+    expect(frontHits.map((hit) => [hit.path, hit.authorization])).toEqual([
+      ["/anthropic/v1/messages", "Bearer sk-ant-upstream"],
+      ["/anthropic/v1/messages", "Bearer sk-ant-upstream"],
+    ]);
   });
 
   it("a redirect loop: the door's error (the provider unreachable), and the gateway serves on", async () => {
