@@ -13,7 +13,7 @@
  */
 import { errors as undiciErrors, type Dispatcher } from "undici";
 import { failure, firstHeader, providerDispatcher, responseHeaders, targetOf } from "../core/fast-fetch.ts";
-import { isRedirect, redirectOf, type Outgoing } from "../core/redirects.ts";
+import { followRedirects, isRedirect, type Outgoing } from "../core/redirects.ts";
 import { utf8Text } from "../core/utf8-decoder.ts";
 import type { ByteSource } from "./sse-events.ts";
 import { openStream, type StreamHead } from "./streamed-answer.ts";
@@ -39,9 +39,6 @@ export interface UpstreamPost {
   signal?: AbortSignal | undefined;
 }
 
-/** One request sent: the call's own, or where a redirect sent it on (a redirect may make it a GET). */
-type Hop = UpstreamPost | Outgoing;
-
 /** A streamed answer that was 2xx: its body, and its headers (built when asked for). */
 export interface OpenStream {
   readonly body: ByteSource | ReadableStream<Uint8Array>;
@@ -66,16 +63,12 @@ function safeJson(text: string): unknown {
   }
 }
 
-/** A redirect's body, not read: its connection closed (nothing when it ended already). */
-function letGo(head: StreamHead): void {
-  head.body.cancel();
-  head.body.release();
+/** The call as the redirect rules take it: a POST of its JSON. */
+function outgoing(post: UpstreamPost): Outgoing {
+  return { url: post.url, method: "POST", headers: post.headers, body: post.body };
 }
 
-/** A hop as the redirect rules take it: the call's own is a POST of its JSON. */
-function outgoing(hop: Hop): Outgoing {
-  return "method" in hop ? hop : { url: hop.url, method: "POST", headers: hop.headers, body: hop.body };
-}
+const location = (headers: { location?: string | string[] | undefined }) => firstHeader(headers.location);
 
 /** What a failed read of an error answer's body leaves as its text: the failure's message (as the SDKs read it). */
 function messageOf(error: unknown): string {
@@ -134,10 +127,10 @@ export class UpstreamHttp {
     return this.fetch ? this.streamWithFetch(this.fetch, post) : this.openStream(post);
   }
 
-  /** The undici call's options: origin and path named, not spread in (a leading spread costs about 1 µs a property on Node 20: src/core/extend.ts). */
-  private options(hop: Hop, timeoutMs = this.timeoutMs): Dispatcher.DispatchOptions {
+  /** The undici call's options: origin and path named, not spread in (a leading spread costs about 1 µs a property on Node 20: src/core/extend.ts). A call is a POST; a redirect may make its next hop a GET. */
+  private options(hop: UpstreamPost | Outgoing, timeoutMs = this.timeoutMs): Dispatcher.DispatchOptions {
     const { origin, path } = targetOf(hop.url);
-    const method = "method" in hop ? (hop.method as Dispatcher.HttpMethod) : "POST";
+    const method = ((hop as Partial<Outgoing>).method ?? "POST") as Dispatcher.HttpMethod;
     return { origin, path, method, headers: hop.headers, body: hop.body ?? null, headersTimeout: timeoutMs };
   }
 
@@ -172,15 +165,15 @@ export class UpstreamHttp {
     }
   }
 
-  /** The answer at the end of a redirect's chain (the one that does not redirect, or a 3xx without a Location). */
+  /** The answer at the end of a redirect's chain (a redirect's body was never read: ./whole-answer.ts). */
   private async followWhole(post: UpstreamPost, answer: WholeAnswer, started: number): Promise<WholeAnswer> {
-    let hop: Hop = post;
-    for (let followed = 0; ; followed++) {
-      const next: Outgoing | undefined = redirectOf(outgoing(hop), answer.status, firstHeader(answer.headers.location), followed);
-      if (!next) return answer;
-      hop = next;
-      answer = await wholeAnswer(this.dispatcher, this.options(hop, this.timeLeft(started)), post.signal);
-    }
+    const chain = await followRedirects(outgoing(post), answer, {
+      status: (a) => a.status,
+      location: (a) => location(a.headers),
+      send: (next) => wholeAnswer(this.dispatcher, this.options(next, this.timeLeft(started)), post.signal),
+      discard: () => undefined,
+    });
+    return chain.answer;
   }
 
   private async openStream(post: UpstreamPost): Promise<OpenStream> {
@@ -197,26 +190,22 @@ export class UpstreamHttp {
     throw this.statusError(head.status, text, responseHeaders(head.headers));
   }
 
-  private openHop(post: UpstreamPost, hop: Hop, timeoutMs?: number): Promise<StreamHead> {
+  private openHop(post: UpstreamPost, hop: UpstreamPost | Outgoing, timeoutMs?: number): Promise<StreamHead> {
     return openStream(this.dispatcher, this.options(hop, timeoutMs), post.signal, (error) => failure(error, post.signal));
   }
 
-  /** As followWhole, for a stream: each redirect's own body is let go unread, also when the chain fails there. */
+  /** As followWhole, for a stream: each redirect's own body is let go unread (its connection closed). */
   private async followStream(post: UpstreamPost, head: StreamHead, started: number): Promise<StreamHead> {
-    let hop: Hop = post;
-    for (let followed = 0; ; followed++) {
-      let next: Outgoing | undefined;
-      try {
-        next = redirectOf(outgoing(hop), head.status, firstHeader(head.headers.location), followed);
-      } catch (error) {
-        letGo(head);
-        throw error;
-      }
-      if (!next) return head;
-      letGo(head);
-      hop = next;
-      head = await this.openHop(post, hop, this.timeLeft(started));
-    }
+    const chain = await followRedirects(outgoing(post), head, {
+      status: (h) => h.status,
+      location: (h) => location(h.headers),
+      send: (next) => this.openHop(post, next, this.timeLeft(started)),
+      discard: (h) => {
+        h.body.cancel();
+        h.body.release();
+      },
+    });
+    return chain.answer;
   }
 
   private async jsonWithFetch(fetch: typeof globalThis.fetch, post: UpstreamPost): Promise<unknown> {

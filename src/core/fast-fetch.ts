@@ -10,7 +10,7 @@ import { getMaxListeners, setMaxListeners } from "node:events";
 import { Readable } from "node:stream";
 import { Agent, errors, type Dispatcher } from "undici";
 import { nativeSignal } from "./abort-controller.ts";
-import { isRedirect, RedirectFailure, redirectOf, type Outgoing } from "./redirects.ts";
+import { followRedirects, isRedirect, RedirectFailure, type Outgoing } from "./redirects.ts";
 
 type UndiciBody = Dispatcher.RequestOptions["body"];
 
@@ -287,11 +287,11 @@ async function fastRequest(dispatcher: Agent, input: Parameters<typeof fetch>[0]
   }
   allowManyListeners(signal);
   const body = (init?.body ?? undefined) as UndiciBody;
-  const first: Outgoing<UndiciBody> = { url: requestUrl(input), method: init?.method ?? "GET", headers: headerRecord(init?.headers), body, replayable: isReplayable(body) };
+  const first: Outgoing<UndiciBody> = { url: requestUrl(input), method: init?.method ?? "GET", headers: headerRecord(init?.headers), body };
   let sent = first;
   let response = await send(dispatcher, sent, signal);
   // As fetch (./redirects.ts), unless the caller asks for the redirect itself (the MCP SDK does, to follow it within the origin only).
-  if (isRedirect(response.statusCode) && init?.redirect !== "manual") ({ sent, response } = await followRedirects(dispatcher, sent, response, init?.redirect, signal));
+  if (isRedirect(response.statusCode) && init?.redirect !== "manual") ({ sent, response } = await redirected(dispatcher, sent, response, init?.redirect, signal));
   const empty = response.statusCode === 204 || response.statusCode === 304 || sent.method === "HEAD";
   if (empty) response.body.resume();
   // The SDKs read only the members UndiciResponse has (see its comment).
@@ -316,30 +316,33 @@ function withoutFragment(url: string): string {
 
 /**
  * The redirects followed as fetch follows them (`redirect: "error"`: any redirect status fails);
- * each redirect's own connection is let go, as fetch lets it go. Fails as fetch does: TypeError
- * "fetch failed", with the reason as its cause.
+ * each redirect's own connection is let go, as fetch lets it go. The rules' failures are fetch's:
+ * TypeError "fetch failed", with the reason as its cause.
  */
-async function followRedirects(
+async function redirected(
   dispatcher: Agent,
   sent: Outgoing<UndiciBody>,
   response: UndiciResponseData,
   mode: RequestInit["redirect"],
   signal: AbortSignal | undefined,
 ): Promise<{ sent: Outgoing<UndiciBody>; response: UndiciResponseData }> {
-  for (let followed = 0; ; followed++) {
-    let next: Outgoing<UndiciBody> | undefined;
-    try {
-      if (mode === "error") throw new RedirectFailure("unexpected redirect");
-      next = redirectOf(sent, response.statusCode, firstHeader(response.headers.location), followed);
-    } catch (error) {
+  try {
+    if (mode === "error") {
       letGo(response.body);
-      throw new TypeError("fetch failed", { cause: error });
+      throw new RedirectFailure("unexpected redirect");
     }
-    if (!next) return { sent, response };
-    letGo(response.body);
-    sent = next;
-    response = await send(dispatcher, sent, signal);
-    if (!isRedirect(response.statusCode)) return { sent, response };
+    // Whether the body can be sent again is asked only of a request that redirects.
+    const start: Outgoing<UndiciBody> = { ...sent, replayable: isReplayable(sent.body) };
+    const chain = await followRedirects(start, response, {
+      status: (r) => r.statusCode,
+      location: (r) => firstHeader(r.headers.location),
+      send: (next) => send(dispatcher, next, signal),
+      discard: (r) => letGo(r.body),
+    });
+    // Not followed (a 3xx without a Location): the request as it was, so the response is not "redirected".
+    return { sent: chain.sent === start ? sent : chain.sent, response: chain.answer };
+  } catch (error) {
+    throw error instanceof RedirectFailure ? new TypeError("fetch failed", { cause: error }) : error;
   }
 }
 

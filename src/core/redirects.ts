@@ -6,8 +6,9 @@
  * OpenAI-compatible server behind a redirect (a moved path, a trailing slash, a new host) failed
  * with a 3xx where the SDK had followed it.
  *
- * Only the decision is here (where the next request goes, with what method, headers and body);
- * sending it, and discarding the redirect's own body, is the transport's.
+ * The decision (where the next request goes, with what method, headers and body) and the walk
+ * along a chain are here; sending each hop, and letting go of a redirect's own body, is the
+ * transport's (`Hops`).
  */
 
 /** fetch gives up after this many redirects ("redirect count exceeded"). */
@@ -75,4 +76,34 @@ export function redirectOf<Body>(sent: Outgoing<Body>, status: number, location:
   if (toGet) for (const name of BODY_HEADERS) delete headers[name];
   if (target.origin !== from.origin) for (const name of ORIGIN_HEADERS) delete headers[name];
   return toGet ? { url: target.href, method: "GET", headers, body: null } : { ...sent, url: target.href, headers };
+}
+
+/** How a transport takes part in a chain: reads its answers, sends the next hop, lets go of a redirect. */
+export interface Hops<Answer, Body> {
+  status(answer: Answer): number;
+  location(answer: Answer): string | undefined;
+  send(next: Outgoing<Body>): Promise<Answer>;
+  /** A redirect's answer, not the last: its body is not read. */
+  discard(answer: Answer): void;
+}
+
+/**
+ * Follows `answer` (to `sent`) along its redirects, as fetch does: resolves with the last request
+ * sent and its answer, the first that is not a redirect to follow. A RedirectFailure (the rules')
+ * comes after the answer that caused it was let go; a failure to send is the transport's own.
+ */
+export async function followRedirects<Answer, Body>(sent: Outgoing<Body>, answer: Answer, hops: Hops<Answer, Body>): Promise<{ sent: Outgoing<Body>; answer: Answer }> {
+  for (let followed = 0; ; followed++) {
+    let next: Outgoing<Body> | undefined;
+    try {
+      next = redirectOf(sent, hops.status(answer), hops.location(answer), followed);
+    } catch (error) {
+      hops.discard(answer);
+      throw error;
+    }
+    if (!next) return { sent, answer };
+    hops.discard(answer);
+    sent = next;
+    answer = await hops.send(next);
+  }
 }

@@ -269,6 +269,21 @@ describe("UpstreamHttp: redirects, as fetch follows them", () => {
     }
   });
 
+  it("the caller's abort while a redirect's target is answering is the SDKs' abort error, as over fetch", async () => {
+    for (const call of ["json", "stream"] as const) {
+      const seen: Record<string, unknown> = {};
+      for (const [transport, make] of Object.entries(roomy)) {
+        const controller = new AbortController();
+        // The target aborts the call once the redirected request reaches it, and never answers.
+        const target = route(() => controller.abort(new Error("client gone")));
+        const post = { url: route(redirecting(307, target)), headers: { "content-type": "application/json" }, body: "{}", signal: controller.signal };
+        seen[transport] = await outcome(async () => (call === "json" ? make().json(post) : make().stream(post)));
+      }
+      expect(seen.undici).toEqual({ mapped: "aborted", detail: undefined });
+      expect(seen.undici).toEqual(seen.fetch);
+    }
+  });
+
   it("a raw UTF-8 Location is read as fetch reads it", async () => {
     const seen: Record<string, unknown> = {};
     for (const [transport, make] of Object.entries(roomy)) {

@@ -1268,6 +1268,7 @@ describe.each(implementations)("fetch contract, redirects: %s", (_name, doFetch)
   it("a 3xx without a Location is the response itself", async () => {
     const response = await doFetch(route(({ res }) => res.writeHead(307, { "content-type": "text/plain" }).end("stay")), post);
     expect(response.status).toBe(307);
+    expect(response.redirected).toBe(false);
     expect(await response.text()).toBe("stay");
   });
 
